@@ -1,0 +1,38 @@
+package io.flotilla.protocol;
+
+/** Default ports of ARCHITECTURE "Ports"; every one of them is configurable. */
+public final class Ports {
+
+    public static final int GATEWAY_HTTP = 8000;
+    public static final int GATEWAY_MANAGEMENT = 8081;
+    public static final int ROUTER_GRPC = 7001;
+    public static final int ROUTER_MANAGEMENT = 8082;
+    public static final int INDEXER_GRPC = 7002;
+    public static final int INDEXER_MANAGEMENT = 8083;
+    public static final int PLANNER_HTTP = 8084;
+    public static final int PLANNER_MANAGEMENT = 8084;
+    public static final int WORKER_GRPC_BASE = 7100;
+    public static final int WORKER_TRANSFER_BASE = 7300;
+    public static final int WORKER_MANAGEMENT_BASE = 8100;
+    public static final int KAFKA = 9092;
+
+    private Ports() {
+    }
+
+    public static int workerGrpc(int n) {
+        return WORKER_GRPC_BASE + n;
+    }
+
+    public static int workerTransfer(int n) {
+        return WORKER_TRANSFER_BASE + n;
+    }
+
+    public static int workerManagement(int n) {
+        return WORKER_MANAGEMENT_BASE + n;
+    }
+
+    /** Worker n's id: {@code worker-n}. */
+    public static String workerId(int n) {
+        return "worker-" + n;
+    }
+}

@@ -1,0 +1,101 @@
+package io.flotilla.protocol.grpc;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One gRPC server on a TCP port with the standard health service. Services wrap it in their own
+ * lifecycle; a worker JVM that simulates many workers runs one endpoint per worker.
+ */
+public final class GrpcEndpoint implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GrpcEndpoint.class);
+
+    private final String name;
+    private final String host;
+    private final int requestedPort;
+    private final List<BindableService> services;
+    private final List<ServerInterceptor> interceptors;
+    private final HealthStatusManager health = new HealthStatusManager();
+    private Server server;
+
+    public GrpcEndpoint(String name, String host, int port, List<BindableService> services,
+                        List<ServerInterceptor> interceptors) {
+        this.name = name;
+        this.host = host;
+        this.requestedPort = port;
+        this.services = List.copyOf(services);
+        this.interceptors = List.copyOf(interceptors);
+    }
+
+    public GrpcEndpoint(String name, String host, int port, List<BindableService> services) {
+        this(name, host, port, services, List.of());
+    }
+
+    /** Binds and starts; fails with a message naming the port when it is taken. */
+    public synchronized GrpcEndpoint start() {
+        if (server != null) {
+            return this;
+        }
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, requestedPort))
+                .maxInboundMessageSize(64 * 1024 * 1024)
+                .permitKeepAliveTime(10, TimeUnit.SECONDS)
+                .permitKeepAliveWithoutCalls(true)
+                .addService(health.getHealthService());
+        for (BindableService s : services) {
+            builder.addService(ServerInterceptors.intercept(s, interceptors));
+        }
+        try {
+            server = builder.build().start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(name + ": cannot listen for gRPC on " + host + ":" + requestedPort
+                    + " (" + e.getMessage() + ")", e);
+        }
+        log.info("{} serving gRPC on {}:{}", name, host, port());
+        return this;
+    }
+
+    /** The bound port (useful when started on port 0). */
+    public synchronized int port() {
+        return server == null ? requestedPort : server.getPort();
+    }
+
+    public synchronized boolean running() {
+        return server != null && !server.isShutdown();
+    }
+
+    /** Marks the endpoint as not serving in gRPC health, so clients stop sending before shutdown. */
+    public void notServing() {
+        health.enterTerminalState();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (server == null) {
+            return;
+        }
+        health.enterTerminalState();
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+                server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            server.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        server = null;
+    }
+}

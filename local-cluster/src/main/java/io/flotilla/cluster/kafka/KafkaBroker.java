@@ -1,0 +1,279 @@
+package io.flotilla.cluster.kafka;
+
+import io.flotilla.protocol.kafka.TopicAdmin;
+import io.flotilla.protocol.kafka.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A single-node Apache Kafka broker in KRaft mode (roles broker + controller), run as a child JVM
+ * from the {@code org.apache.kafka:kafka_2.13} artifact: no Docker, no installation. It owns its data
+ * directory, listens on 127.0.0.1, creates Flotilla's topics once it answers, and stops cleanly.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaBroker.class);
+
+    private final Config config;
+    private final int port;
+    private final int controllerPort;
+    private Process process;
+
+    /**
+     * @param dataDir        directory the broker owns (created; its {@code data} subdirectory holds the log)
+     * @param port           client port; 0 picks a free one
+     * @param classpath      classpath of the child JVM; must contain kafka_2.13 and this class
+     * @param heap           -Xmx of the child JVM, e.g. {@code 384m}
+     * @param exitWithParent child exits when this JVM dies (tests); false for a broker that outlives its launcher
+     * @param createTopics   create {@link Topics#ALL} once the broker answers
+     * @param startTimeout   how long to wait for the broker to answer
+     */
+    public record Config(Path dataDir, int port, String classpath, String heap, boolean exitWithParent,
+                         boolean createTopics, Duration startTimeout) {
+
+        public static Config forTests(Path dataDir) {
+            return new Config(dataDir, 0, System.getProperty("java.class.path"), "384m", true, true, Duration.ofSeconds(90));
+        }
+    }
+
+    public KafkaBroker(Config config) {
+        this.config = config;
+        this.port = config.port() == 0 ? freePort() : config.port();
+        this.controllerPort = freePort();
+    }
+
+    /** Starts the child JVM and waits until the broker answers and the topics exist. */
+    public synchronized KafkaBroker start() {
+        if (process != null) {
+            return this;
+        }
+        Instant begin = Instant.now();
+        try {
+            Files.createDirectories(config.dataDir());
+            Path props = writeServerProperties();
+            String clusterId = clusterId();
+            List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms128m", "-Xmx" + config.heap(),
+                    "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+                    "-Dlog4j2.configurationFile=" + writeLog4j(), "-Dkafka.logs.dir=" + config.dataDir().resolve("logs"),
+                    "-cp", config.classpath(), KafkaBrokerMain.class.getName(), props.toString(), clusterId));
+            if (config.exitWithParent()) {
+                cmd.add("--exit-with-parent");
+            }
+            ProcessBuilder pb = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()));
+            if (!config.exitWithParent()) {
+                pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            }
+            process = pb.start();
+            awaitReady();
+            if (config.createTopics()) {
+                TopicAdmin.ensureTopics(bootstrapServers(), Topics.ALL, Duration.ofSeconds(30));
+            }
+            log.info("Kafka broker up at {} in {} ms (pid {}, log {})", bootstrapServers(),
+                    Duration.between(begin, Instant.now()).toMillis(), process.pid(), logFile());
+            return this;
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException("cannot start Kafka broker: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
+    public Path logFile() {
+        return config.dataDir().resolve("broker.log");
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Stops the broker: SIGTERM (Kafka shuts down cleanly), SIGKILL after a grace period. */
+    @Override
+    public synchronized void close() {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+    }
+
+    /** Stops the broker and deletes its data directory. */
+    public void closeAndDelete() {
+        close();
+        deleteRecursively(config.dataDir());
+    }
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + config.startTimeout().toNanos();
+        Map<String, Object> conf = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000,
+                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        try (Admin admin = Admin.create(conf)) {
+            while (true) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("Kafka broker exited with code " + process.exitValue()
+                            + " during start-up; see " + logFile());
+                }
+                try {
+                    admin.describeCluster().nodes().get(3, TimeUnit.SECONDS);
+                    return;
+                } catch (Exception notYet) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("Kafka broker did not answer within " + config.startTimeout()
+                                + "; see " + logFile());
+                    }
+                    sleep(200);
+                }
+            }
+        }
+    }
+
+    private Path writeServerProperties() throws IOException {
+        Properties p = new Properties();
+        p.setProperty("process.roles", "broker,controller");
+        p.setProperty("node.id", "1");
+        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.setProperty("controller.listener.names", "CONTROLLER");
+        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.setProperty("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+        p.setProperty("log.dirs", config.dataDir().resolve("data").toAbsolutePath().toString());
+        p.setProperty("num.partitions", "1");
+        p.setProperty("auto.create.topics.enable", "false");
+        p.setProperty("offsets.topic.replication.factor", "1");
+        p.setProperty("offsets.topic.num.partitions", "4");
+        p.setProperty("transaction.state.log.replication.factor", "1");
+        p.setProperty("transaction.state.log.min.isr", "1");
+        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
+        p.setProperty("share.coordinator.state.topic.min.isr", "1");
+        p.setProperty("group.initial.rebalance.delay.ms", "0");
+        p.setProperty("log.retention.check.interval.ms", "60000");
+        p.setProperty("log.cleaner.backoff.ms", "5000");
+        p.setProperty("num.network.threads", "2");
+        p.setProperty("num.io.threads", "2");
+        p.setProperty("background.threads", "2");
+        Path file = config.dataDir().resolve("server.properties");
+        try (Writer w = Files.newBufferedWriter(file)) {
+            p.store(w, "written by Flotilla's KafkaBroker");
+        }
+        return file;
+    }
+
+    private Path writeLog4j() throws IOException {
+        Path file = config.dataDir().resolve("log4j2.yaml");
+        Files.writeString(file, """
+                Configuration:
+                  Appenders:
+                    Console:
+                      name: STDOUT
+                      PatternLayout:
+                        pattern: "[%d] %p %m (%c)%n"
+                  Loggers:
+                    Root:
+                      level: WARN
+                      AppenderRef:
+                        - ref: STDOUT
+                    Logger:
+                      - name: kafka.server.KafkaRaftServer
+                        level: INFO
+                      - name: kafka.server.BrokerServer
+                        level: INFO
+                """);
+        return file;
+    }
+
+    /** Cluster id: reused from an earlier format of the same directory, else a new one. */
+    private String clusterId() throws IOException {
+        Path meta = config.dataDir().resolve("data").resolve("meta.properties");
+        if (Files.exists(meta)) {
+            Properties p = new Properties();
+            try (var r = Files.newBufferedReader(meta)) {
+                p.load(r);
+            }
+            String id = p.getProperty("cluster.id");
+            if (id != null) {
+                return id;
+            }
+        }
+        return Uuid.randomUuid().toString();
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** A port that was free a moment ago on 127.0.0.1. */
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.warn("could not delete {}: {}", dir, e.getMessage());
+        }
+    }
+}

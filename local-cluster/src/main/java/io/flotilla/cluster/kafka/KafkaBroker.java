@@ -72,7 +72,11 @@ public final class KafkaBroker implements AutoCloseable {
             Files.createDirectories(config.dataDir());
             Path props = writeServerProperties();
             String clusterId = clusterId();
-            List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms128m", "-Xmx" + config.heap(),
+            List<String> cmd = new ArrayList<>();
+            if (!config.exitWithParent() && Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+                cmd.add("/usr/bin/setsid"); // own session: a closing terminal does not take the broker down
+            }
+            cmd.addAll(List.of(javaBinary(), "-Xms128m", "-Xmx" + config.heap(),
                     "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
                     "-Dlog4j2.configurationFile=" + writeLog4j(), "-Dkafka.logs.dir=" + config.dataDir().resolve("logs"),
                     "-cp", config.classpath(), KafkaBrokerMain.class.getName(), props.toString(), clusterId));
@@ -266,7 +270,8 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    static void deleteRecursively(Path dir) {
+    /** Deletes a directory tree; missing is fine. */
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -1,0 +1,93 @@
+package io.flotilla.cluster.launcher;
+
+import io.flotilla.protocol.Ports;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which processes a local cluster runs and with which ports and settings (ARCHITECTURE "Ports").
+ * Workers are numbered from 0: worker n has id worker-n, gRPC 7100+n, transfer 7300+n, management 8100+n;
+ * with a P/D layout the prefill workers come first.
+ *
+ * @param aggregated      aggregated workers (ignored when prefill or decode is positive)
+ * @param prefill         prefill workers
+ * @param decode          decode workers
+ * @param routerMode      initial routing mode
+ * @param kafkaBootstrap  bootstrap servers every service uses
+ * @param stateDir        the launcher's state directory (.flotilla)
+ */
+public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                            java.nio.file.Path stateDir) {
+
+    static final String SERVICE_HEAP = "256m";
+    static final String WORKER_HEAP = "320m";
+
+    public int workerCount() {
+        return disaggregated() ? prefill + decode : aggregated;
+    }
+
+    public boolean disaggregated() {
+        return prefill > 0 || decode > 0;
+    }
+
+    /** Role of worker n under this layout. */
+    public String roleOf(int n) {
+        if (!disaggregated()) {
+            return "aggregated";
+        }
+        return n < prefill ? "prefill" : "decode";
+    }
+
+    /** Every Flotilla service process, in start order (Kafka is not included). */
+    public List<ServiceSpec> services() {
+        List<ServiceSpec> out = new ArrayList<>();
+        String kafka = "--spring.kafka.bootstrap-servers=" + kafkaBootstrap;
+        out.add(new ServiceSpec("kv-indexer", "kv-indexer-service",
+                ports("grpc", Ports.INDEXER_GRPC, "mgmt", Ports.INDEXER_MANAGEMENT), Ports.INDEXER_MANAGEMENT,
+                List.of(kafka, "--server.port=" + Ports.INDEXER_MANAGEMENT, "--flotilla.indexer.grpc-port=" + Ports.INDEXER_GRPC,
+                        "--flotilla.indexer.snapshot-dir=" + stateDir.resolve("indexer")), SERVICE_HEAP));
+        out.add(new ServiceSpec("router", "router-service",
+                ports("grpc", Ports.ROUTER_GRPC, "mgmt", Ports.ROUTER_MANAGEMENT), Ports.ROUTER_MANAGEMENT,
+                List.of(kafka, "--server.port=" + Ports.ROUTER_MANAGEMENT, "--flotilla.router.grpc-port=" + Ports.ROUTER_GRPC,
+                        "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
+                SERVICE_HEAP));
+        out.add(new ServiceSpec("planner", "planner-service",
+                ports("http", Ports.PLANNER_HTTP), Ports.PLANNER_MANAGEMENT,
+                List.of(kafka, "--server.port=" + Ports.PLANNER_HTTP, "--flotilla.planner.connector=shadow"), SERVICE_HEAP));
+        for (int n = 0; n < workerCount(); n++) {
+            out.add(worker(n));
+        }
+        out.add(new ServiceSpec("gateway", "gateway-service",
+                ports("http", Ports.GATEWAY_HTTP, "mgmt", Ports.GATEWAY_MANAGEMENT), Ports.GATEWAY_MANAGEMENT,
+                List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP, "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
+                        "--flotilla.gateway.router-address=127.0.0.1:" + Ports.ROUTER_GRPC), SERVICE_HEAP));
+        return out;
+    }
+
+    /** Worker n as its own process. */
+    public ServiceSpec worker(int n) {
+        return new ServiceSpec(Ports.workerId(n), "worker-agent",
+                ports("grpc", Ports.workerGrpc(n), "transfer", Ports.workerTransfer(n), "mgmt", Ports.workerManagement(n)),
+                Ports.workerManagement(n),
+                List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap,
+                        "--server.port=" + Ports.workerManagement(n),
+                        "--flotilla.worker.index=" + n,
+                        "--flotilla.worker.id=" + Ports.workerId(n),
+                        "--flotilla.worker.grpc-port=" + Ports.workerGrpc(n),
+                        "--flotilla.worker.transfer-port=" + Ports.workerTransfer(n),
+                        "--flotilla.worker.advertised-host=127.0.0.1",
+                        "--flotilla.worker.role=" + roleOf(n)),
+                WORKER_HEAP);
+    }
+
+    private static Map<String, Integer> ports(Object... kv) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], (Integer) kv[i + 1]);
+        }
+        return m;
+    }
+}

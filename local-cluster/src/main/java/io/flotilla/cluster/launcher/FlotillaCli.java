@@ -1,0 +1,152 @@
+package io.flotilla.cluster.launcher;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code bin/flotilla}: start, inspect and stop the local cluster. */
+@Command(name = "flotilla", mixinStandardHelpOptions = true, version = "flotilla 0.1.0",
+        description = "Runs a local Flotilla cluster: a real Kafka broker and every service as its own JVM.",
+        subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class,
+                FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.CheckIdle.class})
+public final class FlotillaCli {
+
+    static Path home() {
+        return Path.of(System.getProperty("flotilla.home", ".")).toAbsolutePath().normalize();
+    }
+
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new FlotillaCli());
+        cli.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            if (ex instanceof LauncherException) {
+                cmd.getErr().println("flotilla: " + ex.getMessage());
+                return 1;
+            }
+            throw ex;
+        });
+        System.exit(cli.execute(args));
+    }
+
+    @Command(name = "up", description = "Start Kafka (unless --kafka) and every service; wait until all are healthy.")
+    static final class Up implements Callable<Integer> {
+        @Option(names = {"-d", "--detach"}, description = "Return once the cluster is up and leave it running.")
+        boolean detach;
+        @Option(names = "--workers", defaultValue = "2", description = "Aggregated simulated workers (default ${DEFAULT-VALUE}).")
+        int workers;
+        @Option(names = "--prefill", defaultValue = "0", description = "Prefill workers (P/D layout).")
+        int prefill;
+        @Option(names = "--decode", defaultValue = "0", description = "Decode workers (P/D layout).")
+        int decode;
+        @Option(names = "--router-mode", defaultValue = "kv", description = "kv, load, round-robin or random (default ${DEFAULT-VALUE}).")
+        String routerMode;
+        @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
+        String kafka;
+        @Option(names = "--timeout", defaultValue = "180", description = "Seconds to wait for every service to be healthy.")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            if (workers < 0 || prefill < 0 || decode < 0) {
+                throw new LauncherException("worker counts must not be negative");
+            }
+            if ((prefill > 0) != (decode > 0)) {
+                throw new LauncherException("--prefill and --decode must both be positive for a P/D cluster");
+            }
+            if (!List.of("kv", "load", "round-robin", "random").contains(routerMode)) {
+                throw new LauncherException("--router-mode must be kv, load, round-robin or random, not " + routerMode);
+            }
+            int aggregated = prefill + decode > 0 ? 0 : workers;
+            if (aggregated + prefill + decode == 0) {
+                throw new LauncherException("a cluster needs at least one worker");
+            }
+            LocalCluster cluster = new LocalCluster(home(), System.out);
+            List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka,
+                    Duration.ofSeconds(timeoutSeconds));
+            StatusTable.print(System.out, started, home());
+            if (detach) {
+                System.out.println("running in the background; stop it with bin/flotilla down");
+                return 0;
+            }
+            System.out.println("press Ctrl-C to stop");
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                System.out.println("\nstopping ...");
+                cluster.down(Duration.ofSeconds(30));
+                stopped.countDown();
+            }, "flotilla-stop"));
+            stopped.await();
+            return 0;
+        }
+    }
+
+    @Command(name = "down", description = "Stop every process of the cluster (SIGTERM, then SIGKILL after the grace period).")
+    static final class Down implements Callable<Integer> {
+        @Option(names = "--grace", defaultValue = "30", description = "Seconds before SIGKILL (default ${DEFAULT-VALUE}).")
+        int graceSeconds;
+
+        @Override
+        public Integer call() {
+            int n = new LocalCluster(home(), System.out).down(Duration.ofSeconds(graceSeconds));
+            System.out.println(n == 0 ? "nothing was running" : "stopped " + n + " processes");
+            return 0;
+        }
+    }
+
+    @Command(name = "status", description = "Services, pids, ports and health.")
+    static final class Status implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            List<RunningService> services = new LocalCluster(home(), System.out).status();
+            if (services.isEmpty()) {
+                System.out.println("no cluster is running");
+                return 1;
+            }
+            StatusTable.print(System.out, services, home());
+            return services.stream().allMatch(RunningService::alive) ? 0 : 1;
+        }
+    }
+
+    @Command(name = "check-idle", hidden = true, description = "Exit 1 with a message when a cluster is running.")
+    static final class CheckIdle implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            new LocalCluster(home(), System.out).requireIdle();
+            return 0;
+        }
+    }
+
+    @Command(name = "kill-worker", description = "SIGKILL worker N (failure drills).")
+    static final class KillWorker implements Callable<Integer> {
+        @Parameters(paramLabel = "N", description = "Worker number.")
+        int n;
+
+        @Override
+        public Integer call() {
+            RunningService w = new LocalCluster(home(), System.out).killWorker(n);
+            System.out.println("killed " + w.name() + " (pid " + w.pid() + ")");
+            return 0;
+        }
+    }
+
+    @Command(name = "start-worker", description = "Start worker N (again) and wait until it is healthy.")
+    static final class StartWorker implements Callable<Integer> {
+        @Parameters(paramLabel = "N", description = "Worker number.")
+        int n;
+        @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for health.")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() {
+            RunningService w = new LocalCluster(home(), System.out).startWorker(n, Duration.ofSeconds(timeoutSeconds));
+            System.out.println("started " + w.name() + " (pid " + w.pid() + ", " + w.ports() + ")");
+            return 0;
+        }
+    }
+}

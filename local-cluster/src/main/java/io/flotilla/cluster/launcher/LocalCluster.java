@@ -1,0 +1,229 @@
+package io.flotilla.cluster.launcher;
+
+import io.flotilla.cluster.kafka.KafkaBroker;
+import io.flotilla.protocol.Ports;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The local cluster behind {@code bin/flotilla}: a real Kafka broker and every Flotilla service as its
+ * own JVM, with state in {@code .flotilla/} so later invocations can inspect and stop it.
+ */
+public final class LocalCluster {
+
+    public static final String KAFKA = "kafka";
+
+    private final Path root;
+    private final Path stateDir;
+    private final ProcessControl processes;
+    private final PrintStream out;
+
+    public LocalCluster(Path root, PrintStream out) {
+        this.root = root.toAbsolutePath().normalize();
+        this.stateDir = this.root.resolve(".flotilla");
+        this.processes = new ProcessControl(this.root, stateDir.resolve("logs"));
+        this.out = out;
+    }
+
+    public Path stateDir() {
+        return stateDir;
+    }
+
+    /**
+     * Starts Kafka (unless {@code externalKafka} is given) and every service, waits until each answers
+     * healthy, and records them. On any failure everything started is stopped and a
+     * {@link LauncherException} names the cause.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   Duration timeout) {
+        try (LauncherLock ignored = lock()) {
+            ClusterState state = requireIdle();
+            state.delete();
+            String kafkaAddress = externalKafka == null ? "127.0.0.1:" + Ports.KAFKA : externalKafka;
+            ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir);
+            checkPortsFree(layout, externalKafka == null);
+            state.setLayout("aggregated", Integer.toString(workers));
+            state.setLayout("prefill", Integer.toString(prefill));
+            state.setLayout("decode", Integer.toString(decode));
+            state.setLayout("router-mode", routerMode);
+            state.setLayout("kafka", kafkaAddress);
+            Instant begin = Instant.now();
+            List<RunningService> started = new ArrayList<>();
+            try {
+                if (externalKafka == null) {
+                    started.add(startKafka());
+                    state.put(started.get(0));
+                    state.save();
+                }
+                List<ServiceSpec> specs = layout.services();
+                for (ServiceSpec spec : specs) {
+                    RunningService s = processes.launch(spec);
+                    started.add(s);
+                    state.put(s);
+                    state.save();
+                }
+                awaitHealthy(started, begin.plus(timeout));
+                out.printf("Flotilla is up in %.1f s%n", Duration.between(begin, Instant.now()).toMillis() / 1000.0);
+                return started;
+            } catch (RuntimeException | IOException e) {
+                out.println("stopping what was started ...");
+                ProcessControl.stop(started, Duration.ofSeconds(10));
+                state.delete();
+                if (e instanceof IOException io) {
+                    throw new LauncherException("cannot start a process: " + io.getMessage());
+                }
+                throw (RuntimeException) e;
+            }
+        }
+    }
+
+    /** The recorded state, after checking that none of its processes still runs. */
+    public ClusterState requireIdle() {
+        ClusterState state = ClusterState.load(stateDir);
+        List<RunningService> alive = state.alive();
+        if (!alive.isEmpty()) {
+            throw new LauncherException("a Flotilla cluster is already running ("
+                    + String.join(", ", alive.stream().map(s -> s.name() + " pid " + s.pid()).toList())
+                    + "); run bin/flotilla down first");
+        }
+        return state;
+    }
+
+    /** Stops every recorded process (SIGTERM, then SIGKILL after {@code grace}) and forgets them. */
+    public int down(Duration grace) {
+        try (LauncherLock ignored = lock()) {
+            ClusterState state = ClusterState.load(stateDir);
+            List<RunningService> services = state.services().stream().filter(s -> !KAFKA.equals(s.name())).toList();
+            List<RunningService> alive = state.alive();
+            ProcessControl.stop(services, grace);
+            Optional.ofNullable(state.get(KAFKA)).ifPresent(k -> ProcessControl.stop(List.of(k), Duration.ofSeconds(20)));
+            List<RunningService> left = state.alive();
+            if (!left.isEmpty()) {
+                throw new LauncherException("processes survived SIGKILL: " + left);
+            }
+            state.delete();
+            return alive.size();
+        }
+    }
+
+    public List<RunningService> status() {
+        return ClusterState.load(stateDir).services();
+    }
+
+    /** SIGKILL worker n, for failure drills. */
+    public RunningService killWorker(int n) {
+        try (LauncherLock ignored = lock()) {
+            ClusterState state = ClusterState.load(stateDir);
+            RunningService w = state.get(Ports.workerId(n));
+            if (w == null || !w.alive()) {
+                throw new LauncherException(Ports.workerId(n) + " is not running");
+            }
+            w.handle().ifPresent(ProcessHandle::destroyForcibly);
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (w.alive() && System.nanoTime() < deadline) {
+                ProcessControl.sleep(20);
+            }
+            return w;
+        }
+    }
+
+    /** Starts worker n (again) with the layout of the running cluster and waits until it is healthy. */
+    public RunningService startWorker(int n, Duration timeout) {
+        try (LauncherLock ignored = lock()) {
+            ClusterState state = ClusterState.load(stateDir);
+            if (state.isEmpty()) {
+                throw new LauncherException("no cluster is running; start one with bin/flotilla up");
+            }
+            RunningService existing = state.get(Ports.workerId(n));
+            if (existing != null && existing.alive()) {
+                throw new LauncherException(Ports.workerId(n) + " is already running (pid " + existing.pid() + ")");
+            }
+            ClusterLayout layout = new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
+                    Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
+                    state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir);
+            ServiceSpec spec = layout.worker(n);
+            for (int port : spec.ports().values()) {
+                if (ProcessControl.portInUse(port)) {
+                    throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");
+                }
+            }
+            RunningService s;
+            try {
+                s = processes.launch(spec);
+            } catch (IOException e) {
+                throw new LauncherException("cannot start " + spec.name() + ": " + e.getMessage());
+            }
+            state.put(s);
+            state.save();
+            try {
+                awaitHealthy(List.of(s), Instant.now().plus(timeout));
+            } catch (RuntimeException e) {
+                ProcessControl.stop(List.of(s), Duration.ofSeconds(5));
+                throw e;
+            }
+            return s;
+        }
+    }
+
+    private RunningService startKafka() {
+        Path dir = stateDir.resolve("kafka");
+        KafkaBroker.deleteRecursively(dir); // every `up` starts from empty topics
+        KafkaBroker broker = new KafkaBroker(new KafkaBroker.Config(dir, Ports.KAFKA,
+                System.getProperty("java.class.path"), "384m", false, true, Duration.ofSeconds(90)));
+        broker.start();
+        ProcessHandle h = ProcessHandle.of(broker.pid()).orElseThrow(() -> new LauncherException("Kafka exited at start"));
+        return new RunningService(KAFKA, broker.pid(), h.info().startInstant().orElse(Instant.now()),
+                "client=" + Ports.KAFKA, 0, broker.logFile());
+    }
+
+    private void checkPortsFree(ClusterLayout layout, boolean withKafka) {
+        if (withKafka && ProcessControl.portInUse(Ports.KAFKA)) {
+            throw new LauncherException("port " + Ports.KAFKA + " (kafka) is already in use; stop what holds it or pass --kafka HOST:PORT");
+        }
+        for (ServiceSpec s : layout.services()) {
+            s.ports().forEach((label, port) -> {
+                if (ProcessControl.portInUse(port)) {
+                    throw new LauncherException("port " + port + " (" + s.name() + " " + label + ") is already in use");
+                }
+            });
+        }
+    }
+
+    private void awaitHealthy(List<RunningService> services, Instant deadline) {
+        List<RunningService> pending = new ArrayList<>(services.stream().filter(s -> s.managementPort() > 0).toList());
+        while (!pending.isEmpty()) {
+            for (var it = pending.iterator(); it.hasNext(); ) {
+                RunningService s = it.next();
+                if (!s.alive()) {
+                    throw new LauncherException(s.name() + " exited during start-up; see " + root.relativize(s.log())
+                            + tailOf(s));
+                }
+                if (ProcessControl.health(s.managementPort()).filter(code -> code == 200).isPresent()) {
+                    it.remove();
+                }
+            }
+            if (!pending.isEmpty() && Instant.now().isAfter(deadline)) {
+                RunningService s = pending.get(0);
+                throw new LauncherException(s.name() + " did not become healthy in time; see " + root.relativize(s.log())
+                        + tailOf(s));
+            }
+            ProcessControl.sleep(250);
+        }
+    }
+
+    private static String tailOf(RunningService s) {
+        List<String> lines = ProcessControl.tail(s.log(), 5);
+        return lines.isEmpty() ? "" : "\n  | " + String.join("\n  | ", lines);
+    }
+
+    private LauncherLock lock() {
+        return LauncherLock.acquire(stateDir.resolve("launcher.lock"));
+    }
+}

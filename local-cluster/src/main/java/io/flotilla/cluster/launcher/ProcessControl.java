@@ -1,0 +1,134 @@
+package io.flotilla.cluster.launcher;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Starts service JVMs, checks their health and stops them. */
+final class ProcessControl {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    private final Path root;
+    private final Path logDir;
+
+    ProcessControl(Path root, Path logDir) {
+        this.root = root;
+        this.logDir = logDir;
+    }
+
+    Path jarOf(String module) {
+        return root.resolve(module).resolve("target").resolve(module + "-exec.jar");
+    }
+
+    /** Starts one service in its own session (so a closing terminal or Ctrl-C does not reach it). */
+    RunningService launch(ServiceSpec spec) throws IOException {
+        Path jar = jarOf(spec.module());
+        if (!Files.isRegularFile(jar)) {
+            throw new LauncherException(spec.name() + ": " + root.relativize(jar) + " is missing; run ./mvnw -DskipTests package");
+        }
+        Files.createDirectories(logDir);
+        Path log = logDir.resolve(spec.name() + ".log");
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            cmd.add("/usr/bin/setsid");
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("-Xms64m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
+                "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m", "-XX:MaxDirectMemorySize=512m",
+                "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", "-jar", jar.toString()));
+        cmd.addAll(spec.args());
+        Process p = new ProcessBuilder(cmd)
+                .directory(root.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        Instant started = p.toHandle().info().startInstant().orElse(Instant.now());
+        return new RunningService(spec.name(), p.pid(), started, spec.portSummary(), spec.managementPort(), log);
+    }
+
+    /** HTTP status of /actuator/health, or empty when nothing answers. */
+    static Optional<Integer> health(int managementPort) {
+        if (managementPort <= 0) {
+            return Optional.empty();
+        }
+        try {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/health"))
+                    .timeout(Duration.ofSeconds(2)).GET().build();
+            return Optional.of(HTTP.send(req, HttpResponse.BodyHandlers.discarding()).statusCode());
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /** True when something already listens on, or holds, the port. */
+    static boolean portInUse(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port));
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** SIGTERM to each live process, then SIGKILL to whatever is left after the grace period. */
+    static void stop(List<RunningService> services, Duration grace) {
+        List<ProcessHandle> live = new ArrayList<>();
+        for (RunningService s : services) {
+            s.handle().ifPresent(h -> {
+                h.destroy();
+                live.add(h);
+            });
+        }
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (System.nanoTime() < deadline && live.stream().anyMatch(ProcessHandle::isAlive)) {
+            sleep(100);
+        }
+        for (ProcessHandle h : live) {
+            if (h.isAlive()) {
+                h.destroyForcibly();
+            }
+        }
+        long killDeadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < killDeadline && live.stream().anyMatch(ProcessHandle::isAlive)) {
+            sleep(50);
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LauncherException("interrupted");
+        }
+    }
+
+    /** Last lines of a log file, for error messages. */
+    static List<String> tail(Path log, int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return all.subList(Math.max(0, all.size() - lines), all.size());
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+}

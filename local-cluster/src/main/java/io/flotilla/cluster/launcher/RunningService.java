@@ -1,0 +1,32 @@
+package io.flotilla.cluster.launcher;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A process the launcher started, as recorded in the state file.
+ *
+ * @param name           service name
+ * @param pid            operating-system process id
+ * @param startedAt      the process's start time, to tell it from a later process that reused the pid
+ * @param ports          port summary for display
+ * @param managementPort port of /actuator/health; 0 for none
+ * @param log            log file
+ */
+public record RunningService(String name, long pid, Instant startedAt, String ports, int managementPort, Path log) {
+
+    /** The live process, if this pid still names the process the launcher started. */
+    public Optional<ProcessHandle> handle() {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(h -> {
+            Optional<Instant> start = h.info().startInstant();
+            // Start times are recorded with the precision the OS gives; allow a second of slack.
+            return start.isEmpty() || startedAt == null
+                    || Math.abs(start.get().toEpochMilli() - startedAt.toEpochMilli()) < 1000;
+        });
+    }
+
+    public boolean alive() {
+        return handle().isPresent();
+    }
+}

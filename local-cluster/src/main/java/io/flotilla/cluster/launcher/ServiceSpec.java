@@ -1,0 +1,34 @@
+package io.flotilla.cluster.launcher;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One process of the local cluster.
+ *
+ * @param name           unique name, e.g. {@code router} or {@code worker-1}
+ * @param module         Maven module whose {@code target/<module>-exec.jar} runs it; empty for Kafka
+ * @param ports          named ports it listens on, in display order (e.g. grpc=7001, mgmt=8082)
+ * @param managementPort port serving {@code /actuator/health}; 0 when the process has none (Kafka)
+ * @param args           Spring Boot command-line arguments ({@code --key=value})
+ * @param heap           -Xmx of the JVM
+ */
+public record ServiceSpec(String name, String module, Map<String, Integer> ports, int managementPort,
+                          List<String> args, String heap) {
+
+    public ServiceSpec {
+        ports = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ports));
+        args = List.copyOf(args);
+    }
+
+    public boolean isWorker() {
+        return name.startsWith("worker-");
+    }
+
+    public String portSummary() {
+        StringBuilder sb = new StringBuilder();
+        ports.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return sb.toString();
+    }
+}

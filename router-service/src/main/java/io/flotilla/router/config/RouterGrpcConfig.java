@@ -1,0 +1,17 @@
+package io.flotilla.router.config;
+
+import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.grpc.BindableService;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The router's gRPC server: every {@link BindableService} bean is served on {@code flotilla.router.grpc-port}. */
+@Configuration(proxyBeanMethods = false)
+class RouterGrpcConfig {
+
+    @Bean(initMethod = "start", destroyMethod = "close")
+    GrpcEndpoint routerGrpcEndpoint(RouterProperties properties, ObjectProvider<BindableService> services) {
+        return new GrpcEndpoint("router", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList());
+    }
+}

@@ -1,0 +1,74 @@
+package io.flotilla.cluster.launcher;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LocalClusterTest {
+
+    @Test
+    void upRefusesATakenPortBeforeStartingAnything(@TempDir Path root) throws Exception {
+        LocalCluster cluster = new LocalCluster(root, new PrintStream(new ByteArrayOutputStream()));
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.setReuseAddress(true);
+            taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 8082));
+            assertThatThrownBy(() -> cluster.up(2, 0, 0, "kv", "127.0.0.1:1", Duration.ofSeconds(5)))
+                    .isInstanceOf(LauncherException.class)
+                    .hasMessage("port 8082 (router mgmt) is already in use");
+        }
+        assertThat(cluster.status()).isEmpty();
+        assertThat(Files.exists(cluster.stateDir().resolve("cluster.properties"))).isFalse();
+    }
+
+    @Test
+    void upRefusesWhileARecordedProcessIsAlive(@TempDir Path root) {
+        ClusterState state = ClusterState.load(root.resolve(".flotilla"));
+        ProcessHandle self = ProcessHandle.current();
+        state.put(new RunningService("router", self.pid(), self.info().startInstant().orElse(null), "grpc=7001", 8082,
+                root.resolve("router.log")));
+        state.save();
+        LocalCluster cluster = new LocalCluster(root, new PrintStream(new ByteArrayOutputStream()));
+        assertThatThrownBy(() -> cluster.up(2, 0, 0, "kv", null, Duration.ofSeconds(5)))
+                .isInstanceOf(LauncherException.class)
+                .hasMessageContaining("already running (router pid " + self.pid() + ")");
+    }
+
+    @Test
+    void stateSurvivesARoundTripAndRecognisesRecycledPids(@TempDir Path dir) {
+        ClusterState state = ClusterState.load(dir);
+        ProcessHandle self = ProcessHandle.current();
+        Instant start = self.info().startInstant().orElseThrow();
+        state.put(new RunningService("worker-0", self.pid(), start, "grpc=7100", 8100, dir.resolve("w.log")));
+        state.put(new RunningService("worker-1", self.pid(), start.minusSeconds(3600), "grpc=7101", 8101, dir.resolve("w1.log")));
+        state.setLayout("decode", "3");
+        state.save();
+
+        ClusterState again = ClusterState.load(dir);
+        assertThat(again.services()).extracting(RunningService::name).containsExactly("worker-0", "worker-1");
+        assertThat(again.get("worker-0").alive()).isTrue();
+        assertThat(again.get("worker-1").alive()).as("same pid, different start time: not our process").isFalse();
+        assertThat(again.layout("decode", "0")).isEqualTo("3");
+        assertThat(again.get("worker-0").managementPort()).isEqualTo(8100);
+    }
+
+    @Test
+    void commandsOnAStoppedClusterSayWhy(@TempDir Path root) {
+        LocalCluster cluster = new LocalCluster(root, new PrintStream(new ByteArrayOutputStream()));
+        assertThatThrownBy(() -> cluster.killWorker(1)).hasMessage("worker-1 is not running");
+        assertThatThrownBy(() -> cluster.startWorker(1, Duration.ofSeconds(1)))
+                .hasMessage("no cluster is running; start one with bin/flotilla up");
+        assertThat(cluster.down(Duration.ofSeconds(1))).isZero();
+    }
+}

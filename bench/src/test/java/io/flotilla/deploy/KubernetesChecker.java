@@ -1,0 +1,247 @@
+package io.flotilla.deploy;
+
+import static io.flotilla.deploy.Descriptors.list;
+import static io.flotilla.deploy.Descriptors.map;
+import static io.flotilla.deploy.Descriptors.text;
+
+import io.flotilla.deploy.FlotillaServices.ServiceSpec;
+import io.flotilla.protocol.Ports;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Checks the manifests of the kustomize base {@code k8s/} against {@link FlotillaServices}: a
+ * Deployment per control service and per worker role, their container ports, health probes,
+ * Prometheus annotations, GPU limits and environment (through {@link DescriptorChecker}), the
+ * Services in front of them, Kafka, and the planner's right to scale Deployments. Like
+ * {@link DescriptorChecker} it returns problems, one line each, and never throws on a wrong manifest.
+ */
+final class KubernetesChecker {
+
+    /** Worker Deployments are {@code worker-<role>}; each pod is one worker with worker 0's ports. */
+    static final List<String> WORKER_ROLES = List.of("aggregated", "prefill", "decode");
+    static final String GPU_RESOURCE = "nvidia.com/gpu";
+
+    /** One YAML document and the file it came from. */
+    record Manifest(String file, Map<String, Object> doc) {
+        String kind() {
+            return text(doc, "kind");
+        }
+
+        String name() {
+            return text(map(doc, "metadata"), "name");
+        }
+
+        String where() {
+            return "k8s/" + file + " " + kind() + "/" + name();
+        }
+    }
+
+    private final DescriptorChecker envChecker;
+
+    KubernetesChecker(DescriptorChecker envChecker) {
+        this.envChecker = envChecker;
+    }
+
+    /** Problems in all manifests of the base, taken together. */
+    List<String> check(List<Manifest> manifests) {
+        List<String> problems = new ArrayList<>();
+        Map<String, ServiceSpec> expected = new LinkedHashMap<>();
+        FlotillaServices.controlServices().forEach(spec -> expected.put(spec.name(), spec));
+        WORKER_ROLES.forEach(role -> expected.put("worker-" + role, FlotillaServices.worker(0)));
+        for (String name : expected.keySet()) {
+            if (find(manifests, "Deployment", name).isEmpty()) {
+                problems.add("k8s: no Deployment " + name);
+            }
+        }
+        for (Manifest m : manifests) {
+            if ("Deployment".equals(m.kind()) || "StatefulSet".equals(m.kind())) {
+                ServiceSpec spec = expected.get(m.name());
+                String role = m.name().startsWith("worker-") ? m.name().substring("worker-".length()) : null;
+                checkWorkload(m, spec, role, problems);
+            }
+        }
+        for (ServiceSpec spec : FlotillaServices.controlServices()) {
+            checkService(manifests, spec.name(), Set.copyOf(spec.ports().values()), true, problems);
+        }
+        // Kafka's Service also carries the KRaft controller port, which no Flotilla service uses.
+        checkService(manifests, "kafka", Set.of(Ports.KAFKA), false, problems);
+        checkPlannerRbac(manifests, problems);
+        return problems;
+    }
+
+    /** One workload; {@code spec} null means it must run only third-party images (e.g. Kafka). */
+    private void checkWorkload(Manifest m, ServiceSpec spec, String workerRole, List<String> problems) {
+        Map<String, Object> template = map(m.doc().get("spec"), "template");
+        List<Object> containers = list(template.get("spec"), "containers");
+        if (spec != null && containers.stream().noneMatch(c -> String.valueOf(text(c, "image")).startsWith("flotilla/"))) {
+            problems.add(m.where() + ": no container runs a flotilla/" + spec.module() + " image");
+        }
+        for (Object container : containers) {
+            String where = m.where() + " container " + text(container, "name");
+            String image = text(container, "image");
+            Map<String, String> env = env(container, where, problems);
+            if (image == null || !image.startsWith("flotilla/")) {
+                DescriptorChecker.checkForeignEnv(where, image, env, problems);
+                continue;
+            }
+            if (spec == null) {
+                problems.add(where + ": Flotilla workload with no entry in FlotillaServices (unknown ports)");
+                continue;
+            }
+            if (!image.matches("flotilla/" + spec.module() + "(:.+)?")) {
+                problems.add(where + ": image is " + image + ", expected flotilla/" + spec.module());
+            }
+            Map<String, Integer> ports = containerPorts(container);
+            if (!ports.equals(spec.ports())) {
+                problems.add(where + ": container ports " + ports + ", expected " + spec.ports());
+            }
+            checkProbe(where, container, "readinessProbe", DescriptorChecker.READINESS_PATH, ports, spec, problems);
+            checkProbe(where, container, "livenessProbe", DescriptorChecker.LIVENESS_PATH, ports, spec, problems);
+            if (map(container, "startupProbe").containsKey("httpGet")) {
+                checkProbe(where, container, "startupProbe", DescriptorChecker.LIVENESS_PATH, ports, spec, problems);
+            }
+            Map<String, Object> annotations = map(template.get("metadata"), "annotations");
+            expectText(where, "annotation prometheus.io/scrape", "true", annotations.get("prometheus.io/scrape"), problems);
+            expectText(where, "annotation prometheus.io/port", String.valueOf(spec.managementPort()),
+                    annotations.get("prometheus.io/port"), problems);
+            expectText(where, "annotation prometheus.io/path", DescriptorChecker.METRICS_PATH,
+                    annotations.get("prometheus.io/path"), problems);
+            if (workerRole != null) {
+                expectText(where, "env FLOTILLA_WORKER_ROLE", workerRole, env.get("FLOTILLA_WORKER_ROLE"), problems);
+                expectText(where, "label flotilla.io/role", workerRole,
+                        map(template.get("metadata"), "labels").get("flotilla.io/role"), problems);
+                Object gpus = map(map(container, "resources"), "limits").get(GPU_RESOURCE);
+                if (gpus == null || !String.valueOf(gpus).matches("[1-9]\\d*")) {
+                    problems.add(where + ": limits " + GPU_RESOURCE + " is " + gpus + ", expected at least 1");
+                }
+            }
+            envChecker.checkFlotillaEnv(where, spec, env, problems);
+        }
+    }
+
+    private static void checkProbe(String where, Object container, String probe, String path,
+                                   Map<String, Integer> ports, ServiceSpec spec, List<String> problems) {
+        Map<String, Object> httpGet = map(map(container, probe), "httpGet");
+        if (httpGet.isEmpty()) {
+            problems.add(where + ": no " + probe + ".httpGet");
+            return;
+        }
+        expectText(where, probe + " path", path, httpGet.get("path"), problems);
+        Integer port = resolve(httpGet.get("port"), ports);
+        if (port == null || port != spec.managementPort()) {
+            problems.add(where + ": " + probe + " port " + httpGet.get("port") + " is not the management port "
+                    + spec.managementPort());
+        }
+    }
+
+    /**
+     * The Service {@code name}: {@code ports} (exactly them when {@code exact}, else at least them), each
+     * targeting the container port of the same number in the pods it selects.
+     */
+    private static void checkService(List<Manifest> manifests, String name, Set<Integer> ports, boolean exact,
+                                     List<String> problems) {
+        Optional<Manifest> service = find(manifests, "Service", name);
+        if (service.isEmpty()) {
+            problems.add("k8s: no Service " + name);
+            return;
+        }
+        Map<String, Object> selector = map(service.get().doc().get("spec"), "selector");
+        Optional<Manifest> workload = manifests.stream()
+                .filter(m -> "Deployment".equals(m.kind()) || "StatefulSet".equals(m.kind()))
+                .filter(m -> map(map(m.doc().get("spec"), "template").get("metadata"), "labels").entrySet()
+                        .containsAll(selector.entrySet()))
+                .findFirst();
+        if (selector.isEmpty() || workload.isEmpty()) {
+            problems.add(service.get().where() + ": selector " + selector + " matches no Deployment or StatefulSet");
+            return;
+        }
+        Map<String, Integer> containerPorts = new LinkedHashMap<>();
+        list(map(map(workload.get().doc(), "spec"), "template").get("spec"), "containers")
+                .forEach(c -> containerPorts.putAll(containerPorts(c)));
+        Set<Integer> servicePorts = new TreeSet<>();
+        for (Object port : list(service.get().doc().get("spec"), "ports")) {
+            Integer number = resolve(((Map<?, ?>) port).get("port"), Map.of());
+            Object targetPort = ((Map<?, ?>) port).get("targetPort");
+            Integer target = targetPort == null ? number : resolve(targetPort, containerPorts);
+            servicePorts.add(number);
+            if (target == null || !target.equals(number)) {
+                problems.add(service.get().where() + ": port " + number + " targets " + targetPort
+                        + ", which is container port " + target + " of " + workload.get().name());
+            }
+        }
+        if (exact ? !servicePorts.equals(new TreeSet<>(ports)) : !servicePorts.containsAll(ports)) {
+            problems.add(service.get().where() + ": ports " + servicePorts + ", expected " + (exact ? "" : "at least ")
+                    + new TreeSet<>(ports));
+        }
+    }
+
+    /** The planner's service account must be bound to a Role that may patch deployments/scale. */
+    private static void checkPlannerRbac(List<Manifest> manifests, List<String> problems) {
+        Optional<Manifest> planner = find(manifests, "Deployment", FlotillaServices.planner().name());
+        String account = planner.map(p -> text(map(map(p.doc().get("spec"), "template"), "spec"), "serviceAccountName"))
+                .orElse(null);
+        if (account == null) {
+            problems.add("k8s: the planner Deployment names no serviceAccountName");
+            return;
+        }
+        boolean allowed = manifests.stream()
+                .filter(m -> "RoleBinding".equals(m.kind()))
+                .filter(b -> list(b.doc(), "subjects").stream().anyMatch(
+                        s -> "ServiceAccount".equals(text(s, "kind")) && account.equals(text(s, "name"))))
+                .map(b -> map(b.doc(), "roleRef"))
+                .filter(ref -> "Role".equals(text(ref, "kind")))
+                .flatMap(ref -> find(manifests, "Role", text(ref, "name")).stream())
+                .flatMap(role -> list(role.doc(), "rules").stream())
+                .anyMatch(rule -> list(rule, "apiGroups").contains("apps")
+                        && list(rule, "resources").contains("deployments/scale")
+                        && (list(rule, "verbs").contains("patch") || list(rule, "verbs").contains("*")));
+        if (!allowed) {
+            problems.add("k8s: no Role bound to ServiceAccount " + account + " allows patch on apps deployments/scale");
+        }
+    }
+
+    /** Container env as name to value; null value for {@code valueFrom}. {@code envFrom} would hide names. */
+    private static Map<String, String> env(Object container, String where, List<String> problems) {
+        if (!list(container, "envFrom").isEmpty()) {
+            problems.add(where + ": envFrom hides variable names from this check; list env explicitly");
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        for (Object var : list(container, "env")) {
+            env.put(text(var, "name"), text(var, "value"));
+        }
+        return env;
+    }
+
+    private static Map<String, Integer> containerPorts(Object container) {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        for (Object port : list(container, "ports")) {
+            ports.put(text(port, "name"), resolve(((Map<?, ?>) port).get("containerPort"), Map.of()));
+        }
+        return ports;
+    }
+
+    /** A port given by number (int or numeric text) or by container port name; null if unresolvable. */
+    private static Integer resolve(Object port, Map<String, Integer> byName) {
+        if (port instanceof Integer) {
+            return (Integer) port;
+        }
+        String text = String.valueOf(port);
+        return text.matches("\\d+") ? Integer.valueOf(text) : byName.get(text);
+    }
+
+    private static void expectText(String where, String what, String expected, Object actual, List<String> problems) {
+        if (!expected.equals(actual == null ? null : String.valueOf(actual))) {
+            problems.add(where + ": " + what + " is " + actual + ", expected " + expected);
+        }
+    }
+
+    private static Optional<Manifest> find(List<Manifest> manifests, String kind, String name) {
+        return manifests.stream().filter(m -> kind.equals(m.kind()) && name.equals(m.name())).findFirst();
+    }
+}

@@ -1,0 +1,123 @@
+package io.flotilla.worker.agent;
+
+import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.protocol.v1.KvEventBatch;
+import io.flotilla.worker.engine.KvEventListener;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Turns one engine's KV events into {@code flotilla.kv-events} batches keyed by worker id.
+ *
+ * <p>Batch {@code seq} is the engine's event position, so it grows by exactly one per batch and a
+ * snapshot's position is directly comparable with it. The engine thread only enqueues; a sender
+ * thread hands batches to the Kafka producer. When Kafka is slow or down the queue fills up to its
+ * bound, after which batches are dropped and counted: the consumer sees a seq gap and repairs it
+ * from {@code GetKvSnapshot}. Nothing here ever blocks the engine.
+ */
+public final class KvEventPublisher implements KvEventListener, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(KvEventPublisher.class);
+
+    private final WorkerIdentity identity;
+    private final Producer<String, Object> producer;
+    private final Clock clock;
+    private final BlockingQueue<KvEventBatch> queue;
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong publishErrors = new AtomicLong();
+    private final AtomicLong published = new AtomicLong();
+    private final Thread sender;
+    private volatile boolean running = true;
+
+    public KvEventPublisher(WorkerIdentity identity, Producer<String, Object> producer, Clock clock, int bufferBatches) {
+        this.identity = identity;
+        this.producer = producer;
+        this.clock = clock;
+        this.queue = new ArrayBlockingQueue<>(bufferBatches);
+        this.sender = new Thread(this::sendLoop, identity.id() + "-kv-events");
+        this.sender.setDaemon(true);
+        this.sender.start();
+    }
+
+    @Override
+    public void onEvents(long position, List<KvEvent> events) {
+        KvEventBatch batch = KvEventBatch.newBuilder()
+                .setWorkerId(identity.id())
+                .setEpoch(identity.epoch())
+                .setSeq(position)
+                .setTs(clock.millis())
+                .setBlockSize(identity.blockSize())
+                .setModel(identity.model())
+                .addAllEvents(events)
+                .build();
+        if (!queue.offer(batch)) {
+            long n = dropped.incrementAndGet();
+            if (Long.bitCount(n) == 1) {
+                log.warn("{}: KV event buffer full ({} batches), dropping batch seq {} [{} dropped so far]; "
+                        + "the indexer will repair the gap from a snapshot", identity.id(), queue.size(), position, n);
+            }
+        }
+    }
+
+    private void sendLoop() {
+        while (running || !queue.isEmpty()) {
+            KvEventBatch batch;
+            try {
+                batch = queue.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (batch == null) {
+                continue;
+            }
+            try {
+                producer.send(new ProducerRecord<>(Topics.KV_EVENTS.name(), identity.id(), batch), (meta, error) -> {
+                    if (error != null) {
+                        publishErrors.incrementAndGet();
+                    } else {
+                        published.incrementAndGet();
+                    }
+                });
+            } catch (RuntimeException e) { // producer closed or metadata unavailable past max.block.ms
+                publishErrors.incrementAndGet();
+                dropped.incrementAndGet();
+            }
+        }
+    }
+
+    /** Batches dropped because the buffer was full or the producer refused them. */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    public long publishErrors() {
+        return publishErrors.get();
+    }
+
+    public long published() {
+        return published.get();
+    }
+
+    /** Sends what is queued (up to a second), then stops the sender. */
+    @Override
+    public void close() {
+        running = false;
+        try {
+            sender.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sender.interrupt();
+    }
+}

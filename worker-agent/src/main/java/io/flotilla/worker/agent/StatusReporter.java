@@ -1,0 +1,133 @@
+package io.flotilla.worker.agent;
+
+import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.EngineTiming;
+import io.flotilla.protocol.v1.IndexDigest;
+import io.flotilla.protocol.v1.WorkerCapacity;
+import io.flotilla.protocol.v1.WorkerLoad;
+import io.flotilla.protocol.v1.WorkerState;
+import io.flotilla.protocol.v1.WorkerStatus;
+import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineLoad;
+import io.flotilla.worker.engine.ResidentBlocks;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+import java.time.Clock;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Membership heartbeats ({@code flotilla.workers}) and load reports ({@code flotilla.worker-load})
+ * of one worker. Sending never blocks the caller for long: a send that fails is counted and the
+ * next heartbeat tries again.
+ */
+public final class StatusReporter {
+
+    private final WorkerIdentity identity;
+    private final Engine engine;
+    private final Producer<String, Object> producer;
+    private final Clock clock;
+    private final int leaseMs;
+    private final WorkerCapacity capacity;
+    private final EngineTiming timing;
+    private final AtomicLong publishErrors = new AtomicLong();
+    private volatile WorkerState state = WorkerState.WORKER_STATE_STARTING;
+
+    public StatusReporter(WorkerIdentity identity, Engine engine, Producer<String, Object> producer, Clock clock,
+                          int leaseMs, WorkerCapacity capacity, EngineTiming timing) {
+        this.identity = identity;
+        this.engine = engine;
+        this.producer = producer;
+        this.clock = clock;
+        this.leaseMs = leaseMs;
+        this.capacity = capacity;
+        this.timing = timing;
+    }
+
+    public WorkerState state() {
+        return state;
+    }
+
+    /** Changes the advertised state and publishes it at once. */
+    public Future<?> setState(WorkerState newState) {
+        this.state = newState;
+        return heartbeat();
+    }
+
+    public WorkerStatus status() {
+        WorkerStatus.Builder b = WorkerStatus.newBuilder()
+                .setWorkerId(identity.id())
+                .setEpoch(identity.epoch())
+                .setRole(identity.role())
+                .setModel(identity.model())
+                .setEndpoint(identity.endpoint())
+                .setTransferEndpoint(identity.transferEndpoint())
+                .setManagementEndpoint(identity.managementEndpoint())
+                .setBlockSize(identity.blockSize())
+                .setKvLayout(identity.kvLayout())
+                .setCapacity(capacity)
+                .setState(state)
+                .setLeaseMs(leaseMs)
+                .setTs(clock.millis());
+        if (timing != null) {
+            b.setTiming(timing);
+        }
+        return b.build();
+    }
+
+    public Future<?> heartbeat() {
+        return send(Topics.WORKERS.name(), status());
+    }
+
+    public WorkerLoad loadReport() {
+        EngineLoad load = engine.load();
+        ResidentBlocks resident = engine.residentBlocks();
+        return WorkerLoad.newBuilder()
+                .setWorkerId(identity.id())
+                .setEpoch(identity.epoch())
+                .setTs(clock.millis())
+                .setRunning(load.running())
+                .setWaiting(load.waiting())
+                .setWaitingPrefillTokens(load.waitingPrefillTokens())
+                .setActiveKvBlocks(load.activeKvBlocks())
+                .setTotalKvBlocks(load.totalKvBlocks())
+                .setStepMs(load.lastStepMs())
+                .setIndexDigest(IndexDigest.newBuilder()
+                        .setCount(resident.count())
+                        .setXor(resident.xorDigest())
+                        .setKvSeq(resident.position()))
+                .build();
+    }
+
+    public Future<?> reportLoad() {
+        return send(Topics.WORKER_LOAD.name(), loadReport());
+    }
+
+    /** Publishes STOPPED and waits (bounded) for Kafka to take it, so consumers drop us at once. */
+    public void publishStopped(long timeoutMs) {
+        try {
+            setState(WorkerState.WORKER_STATE_STOPPED).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            publishErrors.incrementAndGet(); // the lease expires on its own
+        }
+    }
+
+    public long publishErrors() {
+        return publishErrors.get();
+    }
+
+    private Future<?> send(String topic, Object value) {
+        try {
+            return producer.send(new ProducerRecord<>(topic, identity.id(), value), (meta, error) -> {
+                if (error != null) {
+                    publishErrors.incrementAndGet();
+                }
+            });
+        } catch (RuntimeException e) {
+            publishErrors.incrementAndGet();
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+}

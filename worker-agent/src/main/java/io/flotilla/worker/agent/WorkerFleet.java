@@ -1,0 +1,113 @@
+package io.flotilla.worker.agent;
+
+import io.flotilla.protocol.hash.KvNamespace;
+import io.flotilla.protocol.v1.EngineTiming;
+import io.flotilla.protocol.v1.WorkerCapacity;
+import io.flotilla.protocol.v1.WorkerRole;
+import io.flotilla.worker.config.WorkerProperties;
+import io.flotilla.worker.engine.Engine;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.Producer;
+import org.springframework.context.SmartLifecycle;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The workers of this JVM ({@code flotilla.worker.instances}, usually one). Started after the
+ * context is ready, stopped first on shutdown so every worker publishes STOPPED before Kafka and
+ * the web server go away.
+ */
+public final class WorkerFleet implements SmartLifecycle {
+
+    private static final SecureRandom EPOCHS = new SecureRandom();
+
+    private final WorkerProperties properties;
+    private final EngineFactory engines;
+    private final Producer<String, Object> producer;
+    private final ScheduledExecutorService scheduler;
+    private final MeterRegistry registry;
+    private final Clock clock;
+    private final int managementPort;
+    private final EngineTiming timing;
+    private final List<WorkerInstance> workers = new ArrayList<>();
+    private volatile boolean running;
+
+    public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
+                       ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
+                       EngineTiming timing) {
+        this.properties = properties;
+        this.engines = engines;
+        this.producer = producer;
+        this.scheduler = scheduler;
+        this.registry = registry;
+        this.clock = clock;
+        this.managementPort = managementPort;
+        this.timing = timing;
+    }
+
+    public List<WorkerInstance> workers() {
+        return List.copyOf(workers);
+    }
+
+    @Override
+    public synchronized void start() {
+        WorkerProperties.Sim sim = properties.sim();
+        WorkerCapacity capacity = WorkerCapacity.newBuilder()
+                .setTotalKvBlocks(sim.totalBlocks())
+                .setMaxRunning(sim.maxRunning())
+                .setMaxBatchTokens(sim.maxBatchTokens())
+                .setMaxContextTokens(sim.maxContext())
+                .build();
+        KvNamespace namespace = KvNamespace.of(properties.model(), properties.tokenizerId(), properties.kvLayout());
+        WorkerRole role = WorkerRole.valueOf("WORKER_ROLE_" + properties.role().toUpperCase(Locale.ROOT));
+        String host = properties.advertisedHost();
+        try {
+            for (int i = 0; i < properties.instances(); i++) {
+                long epoch = EPOCHS.nextLong();
+                WorkerIdentity id = new WorkerIdentity(properties.workerId(i), epoch == 0 ? 1 : epoch, role, namespace,
+                        sim.blockSize(), host + ":" + properties.grpcPort(i), host + ":" + properties.transferPort(i),
+                        host + ":" + managementPort);
+                Engine engine = engines.create(id, i);
+                KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
+                engine.setKvEventListener(events);
+                StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), capacity, timing);
+                WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
+                engine.setStepListener(metrics::stepExecuted);
+                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, properties.grpcPort(i),
+                        scheduler, properties.heartbeatMs(), properties.loadReportMs());
+                workers.add(worker);
+                worker.start();
+            }
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+        running = true;
+    }
+
+    @Override
+    public synchronized void stop() {
+        for (int i = workers.size() - 1; i >= 0; i--) {
+            workers.get(i).close();
+        }
+        workers.clear();
+        producer.flush();
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Start last, stop first. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 1000;
+    }
+}

@@ -1,0 +1,146 @@
+package io.flotilla.worker.agent;
+
+import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.flotilla.protocol.v1.KvSnapshot;
+import io.flotilla.protocol.v1.WorkerState;
+import io.flotilla.worker.api.WorkerGrpcService;
+import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.ResidentBlocks;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One worker: its engine, its WorkerService endpoint and its state publishing. Several can live in
+ * one JVM (simulated fleets); they share the Kafka producer and the scheduler, nothing else.
+ */
+public final class WorkerInstance implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerInstance.class);
+
+    private final WorkerIdentity identity;
+    private final Engine engine;
+    private final KvEventPublisher events;
+    private final StatusReporter status;
+    private final WorkerMetrics metrics;
+    private final GrpcEndpoint endpoint;
+    private final ScheduledExecutorService scheduler;
+    private final int heartbeatMs;
+    private final int loadReportMs;
+    private ScheduledFuture<?> heartbeats;
+    private ScheduledFuture<?> loadReports;
+
+    public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
+                          WorkerMetrics metrics, int grpcPort, ScheduledExecutorService scheduler,
+                          int heartbeatMs, int loadReportMs) {
+        this.identity = identity;
+        this.engine = engine;
+        this.events = events;
+        this.status = status;
+        this.metrics = metrics;
+        this.scheduler = scheduler;
+        this.heartbeatMs = heartbeatMs;
+        this.loadReportMs = loadReportMs;
+        this.endpoint = new GrpcEndpoint(identity.id(), "0.0.0.0", grpcPort, List.of(new WorkerGrpcService(this)));
+    }
+
+    public WorkerIdentity identity() {
+        return identity;
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    public WorkerMetrics metrics() {
+        return metrics;
+    }
+
+    public WorkerState state() {
+        return status.state();
+    }
+
+    public int grpcPort() {
+        return endpoint.port();
+    }
+
+    public boolean serving() {
+        return endpoint.running() && status.state() == WorkerState.WORKER_STATE_READY;
+    }
+
+    /** Opens the endpoint, registers as READY and starts heartbeats and load reports. */
+    public synchronized void start() {
+        endpoint.start();
+        status.setState(WorkerState.WORKER_STATE_READY);
+        heartbeats = scheduler.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        loadReports = scheduler.scheduleAtFixedRate(this::reportLoad, loadReportMs, loadReportMs, TimeUnit.MILLISECONDS);
+        log.info("{} ready: epoch {}, role {}, model {}, gRPC {}", identity.id(), Long.toUnsignedString(identity.epoch()),
+                identity.role(), identity.model(), identity.endpoint());
+    }
+
+    /** The resident blocks, stamped with the KV event seq they correspond to. */
+    public KvSnapshot snapshot() {
+        ResidentBlocks resident = engine.residentBlocks();
+        KvSnapshot.Builder b = KvSnapshot.newBuilder()
+                .setWorkerId(identity.id())
+                .setEpoch(identity.epoch())
+                .setSeq(resident.position())
+                .setBlockSize(identity.blockSize())
+                .setModel(identity.model());
+        for (long h : resident.seqHashes()) {
+            b.addSeqHashes(h);
+        }
+        return b.build();
+    }
+
+    /**
+     * Stops taking new requests (DRAINING), lets in-flight work finish until {@code deadline}, then
+     * publishes STOPPED. Completes with the number of requests still in flight at that point.
+     */
+    public CompletableFuture<Integer> drain(Duration deadline) {
+        status.setState(WorkerState.WORKER_STATE_DRAINING);
+        return engine.drain()
+                .completeOnTimeout(null, deadline.toMillis(), TimeUnit.MILLISECONDS)
+                .thenApply(ignored -> {
+                    int left = engine.load().inFlight();
+                    status.publishStopped(2000);
+                    log.info("{} drained; {} requests still in flight", identity.id(), left);
+                    return left;
+                });
+    }
+
+    private void heartbeat() {
+        try {
+            status.heartbeat();
+        } catch (RuntimeException e) {
+            log.debug("{} heartbeat failed: {}", identity.id(), e.toString());
+        }
+    }
+
+    private void reportLoad() {
+        try {
+            status.reportLoad();
+        } catch (RuntimeException e) {
+            log.debug("{} load report failed: {}", identity.id(), e.toString());
+        }
+    }
+
+    /** Orderly stop: STOPPED first (routers drop us at once), then the endpoint, then the engine. */
+    @Override
+    public synchronized void close() {
+        if (heartbeats != null) {
+            heartbeats.cancel(false);
+            loadReports.cancel(false);
+        }
+        status.publishStopped(2000);
+        endpoint.close();
+        engine.close();
+        events.close();
+    }
+}

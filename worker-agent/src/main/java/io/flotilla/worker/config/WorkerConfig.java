@@ -1,0 +1,125 @@
+package io.flotilla.worker.config;
+
+import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.v1.EngineTiming;
+import io.flotilla.worker.agent.EngineFactory;
+import io.flotilla.worker.agent.WorkerFleet;
+import io.flotilla.worker.agent.WorkerInstance;
+import io.flotilla.worker.engine.sim.SimEngineConfig;
+import io.flotilla.worker.engine.sim.SimulatedEngine;
+import io.flotilla.worker.engine.sim.TimingModel;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/** Wires the worker fleet: one shared Kafka producer and scheduler, one engine per worker. */
+@Configuration(proxyBeanMethods = false)
+class WorkerConfig {
+
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    /**
+     * One producer for every worker of the JVM. It never blocks a caller for more than
+     * {@code max.block.ms} when Kafka is down; undelivered records expire after the delivery timeout
+     * and show up as publish errors (and, for KV events, as gaps the indexer repairs).
+     */
+    @Bean(destroyMethod = "close")
+    Producer<String, Object> workerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
+        Map<String, Object> conf = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-worker",
+                ProducerConfig.ACKS_CONFIG, "1",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1, // keep each worker's batches in order across retries
+                ProducerConfig.LINGER_MS_CONFIG, 5,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Producer<String, Object> producer = new KafkaProducer<>(conf, new StringSerializer(), (org.apache.kafka.common.serialization.Serializer) new ProtoSerializer<>());
+        return producer;
+    }
+
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService workerScheduler() {
+        return Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "worker-reports");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Bean
+    TimingModel timingModel(WorkerProperties properties) {
+        String profile = properties.sim().profile();
+        if (profile == null || profile.isBlank()) {
+            return TimingModel.DEFAULT;
+        }
+        try {
+            return TimingModel.load(Path.of(profile));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read timing profile " + profile + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Bean
+    EngineFactory simulatedEngineFactory(WorkerProperties properties, TimingModel timing) {
+        WorkerProperties.Sim sim = properties.sim();
+        return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
+                .blockSize(sim.blockSize())
+                .totalBlocks(sim.totalBlocks())
+                .maxRunning(sim.maxRunning())
+                .maxBatchTokens(sim.maxBatchTokens())
+                .maxWaiting(sim.maxWaiting())
+                .maxContextTokens(sim.maxContext())
+                .kvBytesPerBlock(sim.kvBytesPerBlock())
+                .speedup(sim.speedup())
+                .seed(sim.seed())
+                .namespace(identity.namespace())
+                .timing(timing)
+                .build(), identity.id() + "-engine");
+    }
+
+    @Bean
+    WorkerFleet workerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> workerProducer,
+                            ScheduledExecutorService workerScheduler, MeterRegistry registry, Clock clock,
+                            @Value("${server.port}") int managementPort, TimingModel timing) {
+        EngineTiming advertised = EngineTiming.newBuilder()
+                .setPrefillA(timing.prefillA()).setPrefillB(timing.prefillB()).setPrefillC(timing.prefillC())
+                .setDecodeD2(timing.decodeA()).setDecodeD1(timing.decodeB()).setDecodeD0(timing.decodeC())
+                .setSpeedup(properties.sim().speedup())
+                .build();
+        return new WorkerFleet(properties, engines, workerProducer, workerScheduler, registry, clock, managementPort, advertised);
+    }
+
+    /** Readiness: every worker of the JVM serves gRPC and is READY. */
+    @Bean
+    HealthIndicator workersHealthIndicator(WorkerFleet fleet) {
+        return () -> {
+            var workers = fleet.workers();
+            Health.Builder b = workers.isEmpty() || !workers.stream().allMatch(WorkerInstance::serving)
+                    ? Health.outOfService() : Health.up();
+            workers.forEach(w -> b.withDetail(w.identity().id(), Map.of("state", w.state().name(), "grpcPort", w.grpcPort(),
+                    "epoch", Long.toUnsignedString(w.identity().epoch()))));
+            return b.build();
+        };
+    }
+}

@@ -1,0 +1,77 @@
+package io.flotilla.worker.engine;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The port between the worker agent and one inference engine (the built-in simulator, or an
+ * adapter for vLLM, SGLang, ...). The agent talks only to this interface.
+ *
+ * <p>Contracts every implementation keeps:
+ * <ul>
+ *   <li>All methods are thread-safe.</li>
+ *   <li>{@link TokenSink} and {@link KvEventListener} callbacks are made on an engine thread, must
+ *       not block, and may arrive while the engine holds internal locks: a callback may call
+ *       {@link RequestHandle#cancel()} but should hand anything slow to another thread.</li>
+ *   <li>KV events are delivered in the exact order the engine stored, evicted and cleared blocks,
+ *       numbered by a position that increases by one per {@link KvEventListener#onEvents} call,
+ *       and {@link #residentBlocks()} names the position its snapshot corresponds to.</li>
+ * </ul>
+ */
+public interface Engine extends AutoCloseable {
+
+    /**
+     * Queues a request. Tokens, then exactly one of {@code onFinish} or {@code onError}, go to
+     * {@code sink}.
+     *
+     * @throws InvalidRequestException     the request can never run here (empty prompt, token ids
+     *                                     outside the vocabulary, longer than the context, ...)
+     * @throws EngineOverloadedException   the waiting queue is full; retry elsewhere or later
+     * @throws EngineUnavailableException  the engine is draining or closed
+     */
+    RequestHandle submit(EngineRequest request, TokenSink sink);
+
+    /**
+     * The sequence hashes of every block now resident (referenced or cached), taken atomically
+     * with the position of the last KV event batch whose effects it includes.
+     */
+    ResidentBlocks residentBlocks();
+
+    /** Current load, for load reports and routing. */
+    EngineLoad load();
+
+    /** Block size in tokens; KV events and snapshots are hashed with it. */
+    int blockSize();
+
+    /**
+     * Drops every cached block that no sequence references and emits the matching events
+     * ({@code AllBlocksCleared} when nothing stays resident, else {@code BlockRemoved}).
+     *
+     * @return how many blocks were dropped
+     */
+    int clearCache();
+
+    /**
+     * Sets the one listener that receives KV events; set it before the first submit, since events
+     * emitted while no listener is set are dropped (their positions are still used).
+     */
+    void setKvEventListener(KvEventListener listener);
+
+    /**
+     * Sets the one observer of executed engine steps, called on the engine thread with each step's
+     * duration in milliseconds. Engines without observable steps (remote servers) never call it.
+     */
+    default void setStepListener(java.util.function.DoubleConsumer stepMs) {
+    }
+
+    /**
+     * Stops admitting requests ({@code submit} then throws {@link EngineUnavailableException}) and
+     * lets in-flight work finish.
+     *
+     * @return completes when no request is running or waiting
+     */
+    CompletableFuture<Void> drain();
+
+    /** Stops the engine; in-flight requests get {@code onError(EngineUnavailableException)}. */
+    @Override
+    void close();
+}

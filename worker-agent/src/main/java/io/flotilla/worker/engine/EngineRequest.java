@@ -1,0 +1,79 @@
+package io.flotilla.worker.engine;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One generation request as the engine sees it: token ids in, a token budget and stop rules.
+ * The record only normalises nulls and copies arrays; the engine validates values on submit and
+ * reports problems as {@link InvalidRequestException}. Callers must not modify the arrays returned
+ * by the accessors.
+ *
+ * @param requestId    unique among the engine's in-flight requests
+ * @param promptTokens prompt token ids (after a migration: prompt plus tokens already sent)
+ * @param maxTokens    most tokens to generate, at least 1
+ * @param stopTokenIds token ids that end generation (the stop token is returned and counted)
+ * @param ignoreEos    when true the engine's end-of-sequence token never ends generation
+ * @param temperature  sampling temperature, 0 for greedy
+ * @param seed         sampling seed, or null for none
+ * @param deadline     when the request is abandoned with {@link DeadlineExceededException}, or null
+ */
+public record EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds,
+                            boolean ignoreEos, double temperature, Long seed, Instant deadline) {
+
+    private static final int[] NONE = new int[0];
+
+    public EngineRequest {
+        Objects.requireNonNull(requestId, "requestId");
+        promptTokens = promptTokens == null ? NONE : promptTokens.clone();
+        stopTokenIds = stopTokenIds == null ? NONE : stopTokenIds.clone();
+    }
+
+    /** A greedy request without stop tokens, seed or deadline. */
+    public static EngineRequest of(String requestId, int[] promptTokens, int maxTokens) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, NONE, false, 0.0, null, null);
+    }
+
+    public EngineRequest withSeed(Long newSeed) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
+                newSeed, deadline);
+    }
+
+    public EngineRequest withStop(int[] newStopTokenIds, boolean newIgnoreEos) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, newStopTokenIds, newIgnoreEos,
+                temperature, seed, deadline);
+    }
+
+    public EngineRequest withTemperature(double newTemperature) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, newTemperature,
+                seed, deadline);
+    }
+
+    public EngineRequest withDeadline(Instant newDeadline) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
+                seed, newDeadline);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof EngineRequest r && requestId.equals(r.requestId)
+                && Arrays.equals(promptTokens, r.promptTokens) && maxTokens == r.maxTokens
+                && Arrays.equals(stopTokenIds, r.stopTokenIds) && ignoreEos == r.ignoreEos
+                && Double.compare(temperature, r.temperature) == 0 && Objects.equals(seed, r.seed)
+                && Objects.equals(deadline, r.deadline);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(requestId, Arrays.hashCode(promptTokens), maxTokens, Arrays.hashCode(stopTokenIds),
+                ignoreEos, temperature, seed, deadline);
+    }
+
+    @Override
+    public String toString() {
+        return "EngineRequest[" + requestId + ", prompt=" + promptTokens.length + " tokens, maxTokens=" + maxTokens
+                + ", stop=" + Arrays.toString(stopTokenIds) + ", ignoreEos=" + ignoreEos + ", temperature="
+                + temperature + ", seed=" + seed + ", deadline=" + deadline + "]";
+    }
+}

@@ -1,0 +1,358 @@
+package io.flotilla.worker.engine.sim;
+
+import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.worker.engine.DeadlineExceededException;
+import io.flotilla.worker.engine.EngineException;
+import io.flotilla.worker.engine.EngineLoad;
+import io.flotilla.worker.engine.EngineOverloadedException;
+import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.EngineUnavailableException;
+import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.KvEventListener;
+import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.engine.TokenSink;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The simulated engine's scheduler: continuous batching over a {@link BlockPool}, in simulated time.
+ * Pure and single-threaded: it never reads a clock or sleeps; callers pass the time and serialise
+ * calls. A step is {@link #schedule} (choose work and hold its blocks, see {@link BatchPlanner})
+ * followed by {@link #complete} (compute it: register full blocks, sample tokens, finish requests);
+ * a driver sleeps the plan's {@code stepMs} in between, and {@link #step} does both at once.
+ *
+ * <p>KV events go to the listener at the end of every public operation that changed the resident
+ * set, one batch per operation, so between calls the event position and the pool always agree.
+ */
+public final class Scheduler {
+
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+
+    private final SimEngineConfig config;
+    private final int blockSize;
+    private final BlockHasher hasher;
+    private final BlockPool pool;
+    private final KvEventListener eventListener;
+    private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+    private final List<Sequence> running = new ArrayList<>();
+    private final Map<String, Sequence> inFlight = new HashMap<>();
+    private final List<Sequence> deferredCancels = new ArrayList<>();
+    private final BatchPlanner planner;
+    /** The plan scheduled and not yet completed; at most one exists. */
+    private StepPlan outstanding;
+    private long eventPosition;
+    private boolean draining;
+    private boolean inStep;
+    private double lastStepMs;
+
+    public Scheduler(SimEngineConfig config, KvEventListener eventListener) {
+        this.config = config;
+        this.blockSize = config.blockSize();
+        this.hasher = new BlockHasher(config.namespace(), blockSize);
+        KvPayloadStore payloads = config.kvBytesPerBlock() == 0 ? null
+                : new KvPayloadStore(config.totalBlocks(), config.kvBytesPerBlock(), config.namespace().kvLayout());
+        this.pool = new BlockPool(config.totalBlocks(), payloads);
+        this.eventListener = eventListener;
+        this.planner = new BatchPlanner(config, hasher, pool, running, waiting);
+    }
+
+    /**
+     * Queues a request at the back of the waiting queue.
+     *
+     * @throws InvalidRequestException    see {@link RequestValidator}, or a duplicate in-flight id
+     * @throws EngineUnavailableException while draining
+     * @throws EngineOverloadedException  when {@code maxWaiting} requests already wait
+     */
+    public RequestHandle submit(EngineRequest request, TokenSink sink) {
+        RequestValidator.validate(request, config);
+        String id = request.requestId();
+        if (draining) {
+            throw new EngineUnavailableException("engine is draining; request " + id + " not accepted");
+        }
+        if (inFlight.containsKey(id)) {
+            throw new InvalidRequestException("request id " + id + " is already in flight");
+        }
+        if (waiting.size() >= config.maxWaiting()) {
+            throw new EngineOverloadedException("waiting queue is full (" + config.maxWaiting() + " requests)");
+        }
+        Sequence seq = new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed()));
+        waiting.addLast(seq);
+        inFlight.put(id, seq);
+        return new Handle(seq);
+    }
+
+    /** Runs one whole step at simulated time {@code nowMs}. */
+    public StepReport step(long nowMs) {
+        return complete(schedule(nowMs));
+    }
+
+    /**
+     * Expires deadlines, then chooses this step's work and holds its blocks (evicting as needed).
+     * The plan must be {@link #complete completed} before the next one is scheduled.
+     */
+    public StepPlan schedule(long nowMs) {
+        if (outstanding != null) {
+            throw new IllegalStateException("the previous step plan was not completed");
+        }
+        inStep = true;
+        try {
+            expireDeadlines(nowMs);
+            outstanding = planner.plan(nowMs);
+            return outstanding;
+        } finally {
+            endStep();
+        }
+    }
+
+    /**
+     * Computes a plan made by {@link #schedule}: work of sequences cancelled or expired since is
+     * skipped. Full blocks are registered, every sequence that computed its last token samples one,
+     * and sequences that hit a stop token or max tokens finish and release their blocks.
+     */
+    public StepReport complete(StepPlan plan) {
+        if (plan != outstanding) {
+            throw new IllegalStateException("not the outstanding step plan");
+        }
+        outstanding = null;
+        List<String> sampled = new ArrayList<>();
+        List<String> finished = new ArrayList<>();
+        inStep = true;
+        try {
+            for (StepPlan.Entry e : plan.entries()) {
+                Sequence seq = e.sequence();
+                if (seq.state != Sequence.State.RUNNING || seq.computed != e.computedBefore()) {
+                    continue;
+                }
+                int before = seq.computed;
+                seq.computed = before + e.tokens();
+                registerFullBlocks(seq, before, seq.computed);
+                if (seq.computed == seq.length) {
+                    int token = TokenSampler.tokenAt(seq.streamSeed, seq.generated, config.vocabSize());
+                    seq.appendToken(token);
+                    seq.decoding = true;
+                    sampled.add(seq.id);
+                    seq.emitTokens(new int[] {token});
+                    FinishReason reason = finishReason(seq, token);
+                    if (reason != null && !seq.sinkFailed) {
+                        retire(seq);
+                        finished.add(seq.id);
+                        seq.emitFinish(reason);
+                    }
+                }
+                if (seq.sinkFailed && seq.state != Sequence.State.FINISHED) {
+                    retire(seq);
+                }
+            }
+        } finally {
+            running.removeIf(s -> s.state == Sequence.State.FINISHED);
+            lastStepMs = plan.isEmpty() ? lastStepMs : plan.stepMs();
+            endStep();
+        }
+        return new StepReport(plan, sampled, finished);
+    }
+
+    /** Cancels an in-flight request by id; false when none is in flight under that id. */
+    public boolean cancel(String requestId) {
+        Sequence seq = inFlight.get(requestId);
+        return seq != null && cancel(seq);
+    }
+
+    /** Drops every cached block (see {@link BlockPool#clearCached}); returns how many. */
+    public int clearCache() {
+        int dropped = pool.clearCached();
+        flushEvents();
+        return dropped;
+    }
+
+    /** Stops admitting new requests; in-flight ones run to the end. */
+    public void startDrain() {
+        draining = true;
+    }
+
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** True when no request is running or waiting. */
+    public boolean isIdle() {
+        return running.isEmpty() && waiting.isEmpty();
+    }
+
+    /** Ends every in-flight request with {@code onError(error)} and releases its blocks. */
+    public void failAll(EngineException error) {
+        List<Sequence> all = new ArrayList<>(running);
+        all.addAll(waiting);
+        running.clear();
+        waiting.clear();
+        for (Sequence seq : all) {
+            retire(seq);
+            seq.emitError(error);
+        }
+        flushEvents();
+    }
+
+    /** Resident blocks with the position of the last event batch delivered. */
+    public ResidentBlocks residentBlocks() {
+        return new ResidentBlocks(eventPosition, pool.residentSeqHashes());
+    }
+
+    public EngineLoad load() {
+        long prefillTokens = 0;
+        for (Sequence s : waiting) {
+            prefillTokens += s.length;
+        }
+        for (Sequence s : running) {
+            prefillTokens += s.decoding ? 0 : s.remaining();
+        }
+        return new EngineLoad(running.size(), waiting.size(), prefillTokens, pool.activeBlocks(),
+                pool.totalBlocks(), lastStepMs);
+    }
+
+    /** The position of the last KV event batch delivered (0 before any). */
+    public long eventPosition() {
+        return eventPosition;
+    }
+
+    /** The pool, for inspection and KV transfer; mutate it only through the scheduler. */
+    public BlockPool pool() {
+        return pool;
+    }
+
+    public SimEngineConfig config() {
+        return config;
+    }
+
+    /** The slots holding running request {@code requestId}'s blocks, in block order; empty if not running. */
+    public int[] slotsOf(String requestId) {
+        Sequence seq = inFlight.get(requestId);
+        int n = seq == null ? 0 : seq.slotCount();
+        int[] out = new int[n];
+        for (int b = 0; b < n; b++) {
+            out[b] = seq.slot(b);
+        }
+        return out;
+    }
+
+    // --- deadlines ---
+
+    private void expireDeadlines(long nowMs) {
+        expire(running.iterator(), nowMs);
+        expire(waiting.iterator(), nowMs);
+    }
+
+    private void expire(Iterator<Sequence> it, long nowMs) {
+        while (it.hasNext()) {
+            Sequence seq = it.next();
+            if (seq.deadlineMs <= nowMs) {
+                it.remove();
+                retire(seq);
+                seq.emitError(new DeadlineExceededException("request " + seq.id + " passed its deadline"));
+            }
+        }
+    }
+
+    // --- completion ---
+
+    /** Registers the blocks that became full while computing tokens [before, after). */
+    private void registerFullBlocks(Sequence seq, int before, int after) {
+        for (int b = before / blockSize; b < after / blockSize; b++) {
+            long parent = b == 0 ? 0 : seq.seqHash(b - 1, hasher);
+            int held = pool.register(seq.slot(b), parent, seq.seqHash(b, hasher), seq.localHash(b, hasher));
+            seq.replaceSlot(b, held);
+        }
+    }
+
+    /** STOP on a stop token or eos (never eos under ignore_eos), LENGTH at max tokens, else null. */
+    private FinishReason finishReason(Sequence seq, int token) {
+        boolean eos = token == config.eosTokenId();
+        if (!(eos && seq.request.ignoreEos())) {
+            if (eos) {
+                return FinishReason.FINISH_REASON_STOP;
+            }
+            for (int stop : seq.request.stopTokenIds()) {
+                if (stop == token) {
+                    return FinishReason.FINISH_REASON_STOP;
+                }
+            }
+        }
+        return seq.generated >= seq.request.maxTokens() ? FinishReason.FINISH_REASON_LENGTH : null;
+    }
+
+    // --- lifecycle ---
+
+    private boolean cancel(Sequence seq) {
+        if (seq.state == Sequence.State.FINISHED) {
+            return false;
+        }
+        if (inStep) {
+            deferredCancels.add(seq);
+            return true;
+        }
+        if (seq.state == Sequence.State.WAITING) {
+            waiting.remove(seq);
+        } else {
+            running.remove(seq);
+        }
+        retire(seq);
+        seq.emitFinish(FinishReason.FINISH_REASON_CANCELLED);
+        flushEvents();
+        return true;
+    }
+
+    /** Releases a sequence's blocks and forgets it; the caller removes it from its queue. */
+    private void retire(Sequence seq) {
+        seq.releaseBlocks(pool);
+        seq.state = Sequence.State.FINISHED;
+        inFlight.remove(seq.id, seq);
+    }
+
+    private void endStep() {
+        inStep = false;
+        flushEvents();
+        if (!deferredCancels.isEmpty()) {
+            List<Sequence> cancels = new ArrayList<>(deferredCancels);
+            deferredCancels.clear();
+            cancels.forEach(this::cancel);
+        }
+    }
+
+    private void flushEvents() {
+        if (!pool.hasPendingEvents()) {
+            return;
+        }
+        List<KvEvent> events = pool.drainEvents();
+        eventPosition++;
+        try {
+            eventListener.onEvents(eventPosition, events);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "KV event listener failed at position " + eventPosition, e);
+        }
+    }
+
+    /** A request's handle; cancel goes through the scheduler, so callers must serialise it too. */
+    private final class Handle implements RequestHandle {
+        private final Sequence seq;
+
+        Handle(Sequence seq) {
+            this.seq = seq;
+        }
+
+        @Override
+        public String requestId() {
+            return seq.id;
+        }
+
+        @Override
+        public void cancel() {
+            Scheduler.this.cancel(seq);
+        }
+    }
+}

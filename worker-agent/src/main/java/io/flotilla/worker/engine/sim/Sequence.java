@@ -1,0 +1,176 @@
+package io.flotilla.worker.engine.sim;
+
+import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.TokenSink;
+
+import java.util.Arrays;
+
+/**
+ * One request's mutable state inside the scheduler.
+ *
+ * <p>Tokens {@code [0, length)} are the prompt followed by generated tokens. KV is computed for
+ * {@code [0, computed)}; when a step brings {@code computed} to {@code length} the engine samples
+ * the next token. {@code slots[b]} holds block b of the computed tokens: blocks fully inside
+ * {@code [0, computed)} are registered, a partial last block is not. Invariant while running:
+ * {@code slotCount == ceil(computed / blockSize)}, except between scheduling and completing a
+ * step, when slots for the planned tokens are already held.
+ */
+final class Sequence {
+
+    private static final System.Logger LOG = System.getLogger(Sequence.class.getName());
+
+    enum State { WAITING, RUNNING, FINISHED }
+
+    final EngineRequest request;
+    final String id;
+    final int promptLength;
+    final long streamSeed;
+    final long deadlineMs;
+    private final TokenSink sink;
+
+    State state = State.WAITING;
+    int[] tokens;
+    int length;
+    int computed;
+    /** True once the current (initial or recompute) prefill is done and steps compute one token. */
+    boolean decoding;
+    int generated;
+    /** Prompt tokens found resident at the first admission; -1 before it. */
+    int cachedTokens = -1;
+    /** The sink threw: the client is gone and the request must be dropped. */
+    boolean sinkFailed;
+    private boolean terminated;
+
+    private int[] slots = new int[4];
+    private int slotCount;
+    private long[] seqHashes = new long[0];
+    private long[] localHashes = new long[0];
+    private int hashedBlocks;
+
+    Sequence(EngineRequest request, TokenSink sink, long streamSeed) {
+        this.request = request;
+        this.id = request.requestId();
+        this.sink = sink;
+        this.streamSeed = streamSeed;
+        this.promptLength = request.promptTokens().length;
+        this.deadlineMs = request.deadline() == null ? Long.MAX_VALUE : request.deadline().toEpochMilli();
+        int room = (int) Math.min((long) promptLength + request.maxTokens(), promptLength + 64L);
+        this.tokens = Arrays.copyOf(request.promptTokens(), room);
+        this.length = promptLength;
+    }
+
+    int remaining() {
+        return length - computed;
+    }
+
+    int slotCount() {
+        return slotCount;
+    }
+
+    int slot(int block) {
+        return slots[block];
+    }
+
+    void addSlot(int slot) {
+        if (slotCount == slots.length) {
+            slots = Arrays.copyOf(slots, slotCount * 2);
+        }
+        slots[slotCount++] = slot;
+    }
+
+    void replaceSlot(int block, int slot) {
+        slots[block] = slot;
+    }
+
+    /** Releases every held block, last block first so a sequence's tail is evicted before its prefix. */
+    void releaseBlocks(BlockPool pool) {
+        for (int b = slotCount - 1; b >= 0; b--) {
+            pool.release(slots[b]);
+        }
+        slotCount = 0;
+    }
+
+    void appendToken(int token) {
+        if (length == tokens.length) {
+            tokens = Arrays.copyOf(tokens, (int) Math.min((long) promptLength + request.maxTokens(), length * 2L));
+        }
+        tokens[length++] = token;
+        generated++;
+    }
+
+    /** seq_hash of full token block {@code block}, computed on first use. */
+    long seqHash(int block, BlockHasher hasher) {
+        ensureHashed(block + 1, hasher);
+        return seqHashes[block];
+    }
+
+    long localHash(int block, BlockHasher hasher) {
+        ensureHashed(block + 1, hasher);
+        return localHashes[block];
+    }
+
+    private void ensureHashed(int blocks, BlockHasher hasher) {
+        if (blocks <= hashedBlocks) {
+            return;
+        }
+        if (blocks * hasher.blockSize() > length) {
+            throw new IllegalStateException("block " + (blocks - 1) + " of " + id + " is not full");
+        }
+        if (blocks > seqHashes.length) {
+            int cap = Math.max(blocks, seqHashes.length * 2);
+            seqHashes = Arrays.copyOf(seqHashes, cap);
+            localHashes = Arrays.copyOf(localHashes, cap);
+        }
+        for (int b = hashedBlocks; b < blocks; b++) {
+            long local = hasher.localHash(tokens, b);
+            localHashes[b] = local;
+            seqHashes[b] = b == 0 ? local : hasher.chain(seqHashes[b - 1], local);
+        }
+        hashedBlocks = blocks;
+    }
+
+    // Sink calls: at most one terminal call, nothing after it; a throwing sink marks the sequence failed.
+
+    void emitTokens(int[] out) {
+        if (terminated) {
+            return;
+        }
+        try {
+            sink.onTokens(out);
+        } catch (RuntimeException e) {
+            sinkFailed(e);
+        }
+    }
+
+    void emitFinish(FinishReason reason) {
+        if (terminated) {
+            return;
+        }
+        terminated = true;
+        try {
+            sink.onFinish(reason, promptLength, Math.max(0, cachedTokens), generated);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "token sink of " + id + " failed in onFinish", e);
+        }
+    }
+
+    void emitError(Throwable error) {
+        if (terminated) {
+            return;
+        }
+        terminated = true;
+        try {
+            sink.onError(error);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "token sink of " + id + " failed in onError", e);
+        }
+    }
+
+    private void sinkFailed(RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "token sink of " + id + " failed; dropping the request", e);
+        sinkFailed = true;
+        terminated = true;
+    }
+}

@@ -1,0 +1,221 @@
+package io.flotilla.protocol.kafka;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Reads every partition of one topic on one thread (manual assignment, no consumer group: every
+ * replica of a service sees everything) and hands each poll's records to a handler, in partition
+ * order. Malformed values arrive as {@code null} and are skipped by the handler.
+ *
+ * <p>It also answers whether the feed is healthy: once a second it asks the broker for the end
+ * offsets; while that fails the feed is unhealthy since the first failure. Consumers use this to
+ * freeze leases instead of expiring every worker when Kafka, not the workers, is down.
+ */
+public final class TopicTailer<V> implements AutoCloseable {
+
+    /** Where reading starts. */
+    public enum Start { EARLIEST, LATEST }
+
+    private static final Logger log = LoggerFactory.getLogger(TopicTailer.class);
+
+    private final String topic;
+    private final KafkaConsumer<String, V> consumer;
+    private final Consumer<List<ConsumerRecord<String, V>>> handler;
+    private final Clock clock;
+    private final Start start;
+    private final Map<TopicPartition, Long> startOffsets;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile long unhealthySinceMs = -1;
+    private volatile boolean assigned;
+    private volatile long lag = -1;
+    private volatile Map<TopicPartition, Long> positions = Map.of();
+
+    /**
+     * @param startOffsets explicit start offsets per partition (e.g. from a snapshot); partitions
+     *                     not in it start at {@code start}
+     */
+    public TopicTailer(String clientId, String bootstrapServers, String topic, Deserializer<V> values, Start start,
+                       Map<TopicPartition, Long> startOffsets, Consumer<List<ConsumerRecord<String, V>>> handler,
+                       Clock clock) {
+        this.topic = topic;
+        this.handler = handler;
+        this.clock = clock;
+        this.start = start;
+        this.startOffsets = Map.copyOf(startOffsets);
+        Map<String, Object> conf = new HashMap<>();
+        conf.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        conf.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        conf.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        conf.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+        conf.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2000);
+        conf.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000);
+        conf.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
+        this.consumer = new KafkaConsumer<>(conf, new StringDeserializer(), values);
+        this.thread = new Thread(this::run, clientId + "-" + topic);
+        this.thread.setDaemon(true);
+    }
+
+    public TopicTailer<V> start() {
+        thread.start();
+        return this;
+    }
+
+    /** True while the broker answers (and once the partitions were assigned). */
+    public boolean healthy() {
+        return assigned && unhealthySinceMs < 0;
+    }
+
+    /** When the feed became unhealthy (epoch millis), or -1 while it is healthy. */
+    public long unhealthySinceMs() {
+        return unhealthySinceMs;
+    }
+
+    /** Records between the consumer's position and the end of the topic, as of the last check; -1 unknown. */
+    public long lag() {
+        return lag;
+    }
+
+    /** Next offset to read per partition, as of the last poll. */
+    public Map<TopicPartition, Long> positions() {
+        return positions;
+    }
+
+    private void run() {
+        long nextCheck = 0;
+        try {
+            while (running && !assign()) {
+                markUnhealthy();
+                sleep(500);
+            }
+            while (running) {
+                ConsumerRecords<String, V> records = consumer.poll(Duration.ofMillis(100));
+                if (!records.isEmpty()) {
+                    List<ConsumerRecord<String, V>> batch = new ArrayList<>(records.count());
+                    records.forEach(batch::add);
+                    try {
+                        handler.accept(batch);
+                    } catch (RuntimeException e) {
+                        log.error("{}: handler failed on {} records; continuing", topic, batch.size(), e);
+                    }
+                }
+                long now = clock.millis();
+                if (now >= nextCheck) {
+                    checkHealth();
+                    nextCheck = now + 1000;
+                }
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (RuntimeException e) {
+            log.error("{}: consumer stopped", topic, e);
+            markUnhealthy();
+        } finally {
+            consumer.close(Duration.ofSeconds(1));
+        }
+    }
+
+    private boolean assign() {
+        try {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(2));
+            if (infos == null || infos.isEmpty()) {
+                return false;
+            }
+            List<TopicPartition> parts = infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(parts);
+            List<TopicPartition> fromStart = new ArrayList<>();
+            for (TopicPartition tp : parts) {
+                Long offset = startOffsets.get(tp);
+                if (offset != null) {
+                    consumer.seek(tp, offset);
+                } else {
+                    fromStart.add(tp);
+                }
+            }
+            if (start == Start.EARLIEST) {
+                consumer.seekToBeginning(fromStart);
+            } else {
+                consumer.seekToEnd(fromStart);
+            }
+            assigned = true;
+            unhealthySinceMs = -1;
+            return true;
+        } catch (RuntimeException e) {
+            if (e instanceof WakeupException w) {
+                throw w;
+            }
+            return false;
+        }
+    }
+
+    private void checkHealth() {
+        try {
+            var parts = consumer.assignment();
+            Map<TopicPartition, Long> ends = consumer.endOffsets(parts, Duration.ofMillis(1500));
+            Map<TopicPartition, Long> pos = new HashMap<>();
+            long total = 0;
+            for (TopicPartition tp : parts) {
+                long p = consumer.position(tp, Duration.ofMillis(500));
+                pos.put(tp, p);
+                total += Math.max(0, ends.getOrDefault(tp, p) - p);
+            }
+            positions = Map.copyOf(pos);
+            lag = total;
+            if (unhealthySinceMs >= 0) {
+                log.info("{}: Kafka answers again", topic);
+            }
+            unhealthySinceMs = -1;
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            if (unhealthySinceMs < 0) {
+                log.warn("{}: Kafka does not answer ({}); treating the feed as unhealthy", topic, e.toString());
+            }
+            markUnhealthy();
+        }
+    }
+
+    private void markUnhealthy() {
+        if (unhealthySinceMs < 0) {
+            unhealthySinceMs = clock.millis();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(3000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

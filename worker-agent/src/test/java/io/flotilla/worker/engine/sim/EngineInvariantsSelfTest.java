@@ -11,16 +11,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EngineInvariantsSelfTest {
 
     /** Submits enough distinct prompts to the 12-block engine that blocks get evicted. */
-    private static void evictingWorkload(KvEventReplayProperties.Run run) {
+    private static void evictingWorkload(KvEventReplayPropertyTest.Run run) {
         for (int i = 0; i < 6; i++) {
-            run.apply(new KvEventReplayProperties.Submit(i % 3, 20, i % 4, 2));
-            run.apply(new KvEventReplayProperties.Step(6));
+            run.apply(new KvEventReplayPropertyTest.Submit(i % 3, 20, i % 4, 2));
+            run.apply(new KvEventReplayPropertyTest.Step(6));
         }
     }
 
     @Test
     void theCorrectStreamPasses() {
-        KvEventReplayProperties.Run run = new KvEventReplayProperties.Run(new KvEventReplay());
+        KvEventReplayPropertyTest.Run run = new KvEventReplayPropertyTest.Run(new KvEventReplay());
         evictingWorkload(run);
         assertThat(run.replay.removedInOrder()).isNotEmpty();
         assertThat(run.breaches()).isEmpty();
@@ -29,7 +29,7 @@ class EngineInvariantsSelfTest {
     @Test
     void aLostRemovedEventIsDetected() {
         KvEventReplay replay = new KvEventReplay();
-        KvEventReplayProperties.Run run = new KvEventReplayProperties.Run(replay, (pos, events) -> {
+        KvEventReplayPropertyTest.Run run = new KvEventReplayPropertyTest.Run(replay, (pos, events) -> {
             List<KvEvent> kept = events.stream().filter(e -> !e.hasRemoved()).toList();
             if (kept.isEmpty()) {
                 replay.position = pos; // the batch arrived, its removals were lost
@@ -44,7 +44,7 @@ class EngineInvariantsSelfTest {
     @Test
     void aLostStoredEventIsDetected() {
         KvEventReplay replay = new KvEventReplay();
-        KvEventReplayProperties.Run run = new KvEventReplayProperties.Run(replay, (pos, events) -> {
+        KvEventReplayPropertyTest.Run run = new KvEventReplayPropertyTest.Run(replay, (pos, events) -> {
             if (pos != 2) {
                 replay.onEvents(pos, events);
             }

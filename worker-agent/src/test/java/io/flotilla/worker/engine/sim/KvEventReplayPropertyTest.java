@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>"every accepted request ends with exactly one terminal callback, and the pool is then unreferenced".</li>
  * </ul>
  */
-class KvEventReplayProperties {
+class KvEventReplayPropertyTest {
 
     // 12 blocks of 4 tokens, at most 3 running, 10 tokens a step: preemption and eviction are common.
     private static final SimEngineConfig CONFIG = SimEngineConfig.builder().blockSize(4).totalBlocks(12)

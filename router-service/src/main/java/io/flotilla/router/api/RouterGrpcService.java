@@ -1,0 +1,86 @@
+package io.flotilla.router.api;
+
+import io.flotilla.protocol.v1.Ack;
+import io.flotilla.protocol.v1.ListWorkersRequest;
+import io.flotilla.protocol.v1.ListWorkersResponse;
+import io.flotilla.protocol.v1.RequestRef;
+import io.flotilla.protocol.v1.RouteDecision;
+import io.flotilla.protocol.v1.RouteRequest;
+import io.flotilla.protocol.v1.RouterServiceGrpc;
+import io.flotilla.protocol.v1.WorkerFailure;
+import io.flotilla.router.service.RouterEngine;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+
+/** RouterService: validates, then hands every call to the {@link RouterEngine}. */
+public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImplBase {
+
+    private final RouterEngine engine;
+
+    public RouterGrpcService(RouterEngine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public void route(RouteRequest request, StreamObserver<RouteDecision> observer) {
+        String invalid = validate(request);
+        if (invalid != null) {
+            observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
+            return;
+        }
+        RouteDecision decision = engine.route(request);
+        if (decision.getWorkerId().isEmpty() && !decision.getBusy()) {
+            observer.onError(Status.UNAVAILABLE.withDescription("no live worker serves model '" + request.getModel()
+                    + "' with block size " + request.getBlockSize()
+                    + (request.getExcludeCount() > 0 ? " outside " + request.getExcludeList() : "")).asRuntimeException());
+            return;
+        }
+        observer.onNext(decision);
+        observer.onCompleted();
+    }
+
+    @Override
+    public void markPrefillDone(RequestRef request, StreamObserver<Ack> observer) {
+        engine.prefillDone(request.getRequestId());
+        ack(observer);
+    }
+
+    @Override
+    public void release(RequestRef request, StreamObserver<Ack> observer) {
+        engine.release(request.getRequestId());
+        ack(observer);
+    }
+
+    @Override
+    public void reportWorkerFailure(WorkerFailure request, StreamObserver<Ack> observer) {
+        engine.reportFailure(request.getWorkerId());
+        ack(observer);
+    }
+
+    @Override
+    public void listWorkers(ListWorkersRequest request, StreamObserver<ListWorkersResponse> observer) {
+        observer.onNext(engine.listWorkers());
+        observer.onCompleted();
+    }
+
+    private static String validate(RouteRequest r) {
+        if (r.getRequestId().isBlank()) {
+            return "request_id is required";
+        }
+        if (r.getModel().isBlank()) {
+            return "model is required";
+        }
+        if (r.getBlockSize() == 0) {
+            return "block_size is required";
+        }
+        if (r.getIsl() < 0 || r.getOsl() < 0) {
+            return "isl and osl must not be negative";
+        }
+        return null;
+    }
+
+    private static void ack(StreamObserver<Ack> observer) {
+        observer.onNext(Ack.getDefaultInstance());
+        observer.onCompleted();
+    }
+}

@@ -1,0 +1,166 @@
+package io.flotilla.router.cluster;
+
+import io.flotilla.protocol.v1.WorkerLoad;
+import io.flotilla.protocol.v1.WorkerState;
+import io.flotilla.protocol.v1.WorkerStatus;
+import io.flotilla.router.core.WorkerView;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The router's membership view: the latest status of each worker's current epoch from
+ * {@code flotilla.workers}, its latest load report, its lease, and whether the gateway reported it
+ * failing. Pure: every method takes the time; the Kafka and gRPC shells feed it.
+ *
+ * <p>Rules (ARCHITECTURE "Kafka topics"): a status with a new epoch replaces the worker (and drops
+ * its old load); a status or load of an older epoch is ignored; STOPPED removes the worker at once;
+ * a worker whose lease lapsed leaves the candidates — but leases only run while the membership feed
+ * is healthy: during an outage nobody expires, and after it every lease counts from the recovery,
+ * so a Kafka outage never empties the worker set. A suspect worker (a failed gRPC call) takes no
+ * new requests until it answers a health probe again.
+ */
+public final class WorkerDirectory {
+
+    private static final class Entry {
+        WorkerStatus status;
+        WorkerLoad load;
+        long lastHeardMs;
+        boolean suspect;
+    }
+
+    private final Map<String, Entry> workers = new HashMap<>();
+    private long feedUnhealthySinceMs = -1;
+    private long feedRecoveredAtMs = Long.MIN_VALUE;
+
+    /**
+     * Applies a membership record received at {@code nowMs}.
+     *
+     * @return true when a known process of this worker is gone (STOPPED, or replaced by a new epoch):
+     *         whatever was booked on or cached by it must be forgotten
+     */
+    public synchronized boolean onStatus(WorkerStatus status, long nowMs) {
+        Entry e = workers.get(status.getWorkerId());
+        if (status.getState() == WorkerState.WORKER_STATE_STOPPED) {
+            if (e != null && e.status.getEpoch() == status.getEpoch()) {
+                workers.remove(status.getWorkerId());
+                return true;
+            }
+            return false;
+        }
+        boolean replaced = false;
+        if (e == null || e.status.getEpoch() != status.getEpoch()) {
+            if (e != null && status.getTs() < e.status.getTs()) {
+                return false; // a late record of an older process
+            }
+            replaced = e != null;
+            e = new Entry();
+            workers.put(status.getWorkerId(), e);
+        }
+        e.status = status;
+        e.lastHeardMs = nowMs;
+        return replaced;
+    }
+
+    /**
+     * Applies a load report; reports of another epoch than the current one are ignored.
+     *
+     * @return true when the report was taken
+     */
+    public synchronized boolean onLoad(WorkerLoad load) {
+        Entry e = workers.get(load.getWorkerId());
+        if (e != null && e.status.getEpoch() == load.getEpoch()) {
+            e.load = load;
+            return true;
+        }
+        return false;
+    }
+
+    /** The gateway (or the router itself) saw a call to this worker fail. */
+    public synchronized void markSuspect(String workerId) {
+        Entry e = workers.get(workerId);
+        if (e != null) {
+            e.suspect = true;
+        }
+    }
+
+    /** A health probe answered: the worker takes requests again. */
+    public synchronized void clearSuspect(String workerId) {
+        Entry e = workers.get(workerId);
+        if (e != null) {
+            e.suspect = false;
+        }
+    }
+
+    public synchronized Map<String, String> suspectEndpoints() {
+        Map<String, String> out = new HashMap<>();
+        workers.forEach((id, e) -> {
+            if (e.suspect) {
+                out.put(id, e.status.getEndpoint());
+            }
+        });
+        return out;
+    }
+
+    /** The membership feed's health as the Kafka shell last saw it. */
+    public synchronized void feedHealth(boolean healthy, long nowMs) {
+        if (healthy && feedUnhealthySinceMs >= 0) {
+            feedRecoveredAtMs = nowMs;
+            feedUnhealthySinceMs = -1;
+        } else if (!healthy && feedUnhealthySinceMs < 0) {
+            feedUnhealthySinceMs = nowMs;
+        }
+    }
+
+    public synchronized boolean feedHealthy() {
+        return feedUnhealthySinceMs < 0;
+    }
+
+    /**
+     * Removes workers whose lease lapsed (only while the feed is healthy).
+     *
+     * @return the ids removed
+     */
+    public synchronized Set<String> expire(long nowMs) {
+        if (feedUnhealthySinceMs >= 0) {
+            return Set.of();
+        }
+        Set<String> gone = new java.util.HashSet<>();
+        workers.entrySet().removeIf(en -> {
+            Entry e = en.getValue();
+            long heard = Math.max(e.lastHeardMs, feedRecoveredAtMs);
+            boolean lapsed = nowMs - heard > e.status.getLeaseMs();
+            if (lapsed) {
+                gone.add(en.getKey());
+            }
+            return lapsed;
+        });
+        return gone;
+    }
+
+    /** Every known worker as the routing core sees it, sorted by id. */
+    public synchronized List<WorkerView> views() {
+        List<WorkerView> out = new ArrayList<>(workers.size());
+        for (Entry e : workers.values()) {
+            if (e.status.getBlockSize() <= 0) {
+                continue; // a status without a block size cannot be compared with anything
+            }
+            out.add(WorkerView.of(e.status, e.load, !e.suspect));
+        }
+        out.sort(Comparator.comparing(WorkerView::id));
+        return out;
+    }
+
+    public synchronized WorkerStatus status(String workerId) {
+        Entry e = workers.get(workerId);
+        return e == null ? null : e.status;
+    }
+
+    public synchronized int size() {
+        return workers.size();
+    }
+}

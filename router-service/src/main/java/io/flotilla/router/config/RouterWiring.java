@@ -1,0 +1,183 @@
+package io.flotilla.router.config;
+
+import io.flotilla.protocol.kafka.ProtoDeserializer;
+import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.kafka.TopicTailer;
+import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.RouterSync;
+import io.flotilla.protocol.v1.WorkerLoad;
+import io.flotilla.protocol.v1.WorkerStatus;
+import io.flotilla.router.api.RouterEndpoint;
+import io.flotilla.router.api.RouterGrpcService;
+import io.flotilla.router.client.IndexerClient;
+import io.flotilla.router.cluster.SuspectProber;
+import io.flotilla.router.cluster.WorkerDirectory;
+import io.flotilla.router.core.BookingLedger;
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.Strategy;
+import io.flotilla.router.service.RouterEngine;
+import io.flotilla.router.service.RouterMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** Wires the router: membership and load feeds, replica sync, indexer client, policy, gRPC and actuator. */
+@Configuration(proxyBeanMethods = false)
+class RouterWiring {
+
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    RouterConfig routingConfig(RouterProperties p) {
+        RouterConfig d = RouterConfig.defaults();
+        return new RouterConfig(Strategy.parse(p.mode()),
+                new RouterConfig.Weights(p.weightPrefill(), p.weightDecode(), p.weightQueue()), p.temperature(),
+                d.loadMerge(),
+                new RouterConfig.Busy(threshold(p.busyPrefillFraction()), threshold(p.busyDecodeFraction()),
+                        d.busy().retryAfterMs(), d.busy().minRetryAfterMs(), d.busy().maxRetryAfterMs()),
+                new RouterConfig.Disagg(p.disaggMinUncachedTokens()), p.sequenceTtl(),
+                new RouterConfig.Approx(p.approxTtl(), d.approx().maxEntries()));
+    }
+
+    private static RouterConfig.Threshold threshold(double fraction) {
+        return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
+    }
+
+    @Bean(destroyMethod = "close")
+    IndexerClient indexerClient(RouterProperties p) {
+        return new IndexerClient(p.indexerAddress(), p.indexerDeadline());
+    }
+
+    @Bean(destroyMethod = "close")
+    Producer<String, Object> routerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Serializer<Object> values = (Serializer) new ProtoSerializer<>();
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-router", ProducerConfig.ACKS_CONFIG, "1",
+                ProducerConfig.LINGER_MS_CONFIG, 2, ProducerConfig.MAX_BLOCK_MS_CONFIG, 500,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000),
+                new StringSerializer(), values);
+    }
+
+    @Bean
+    RouterMetrics routerMetrics(MeterRegistry registry) {
+        return new RouterMetrics(registry);
+    }
+
+    @Bean
+    RouterEngine routerEngine(RouterConfig config, RouterProperties p, IndexerClient indexer,
+                              Producer<String, Object> routerProducer, RouterMetrics metrics, Clock clock,
+                              MeterRegistry registry) {
+        String routerId = "router-" + Long.toHexString(new SecureRandom().nextLong());
+        long seed = p.seed() != 0 ? p.seed() : System.nanoTime();
+        RouterEngine engine = new RouterEngine(config, new WorkerDirectory(), BookingLedger.create(routerId, config),
+                indexer, routerProducer, metrics, clock, new SplittableRandom(seed), routerId);
+        Gauge.builder("flotilla.router.workers", engine, e -> e.directory().size())
+                .description("Workers in membership").register(registry);
+        Gauge.builder("flotilla.router.active_sequences", engine, e -> e.ledger().sequences().size())
+                .description("Requests booked and not yet released").register(registry);
+        FunctionCounter.builder("flotilla.router.sync_errors", engine, RouterEngine::syncErrors)
+                .description("Booking changes that could not be shared with other replicas").register(registry);
+        return engine;
+    }
+
+    @Bean
+    RouterGrpcService routerGrpcService(RouterEngine engine) {
+        return new RouterGrpcService(engine);
+    }
+
+    @Bean
+    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, RouterProperties p) {
+        return new RouterEndpoint(engine, metrics, p.busyPrefillFraction(), p.busyDecodeFraction());
+    }
+
+    /** The Kafka feeds and the periodic tick, started once the gRPC server is up. */
+    @Bean
+    SmartLifecycle routerFeeds(RouterEngine engine, @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
+        return new SmartLifecycle() {
+            private List<TopicTailer<?>> tailers = List.of();
+            private ScheduledExecutorService timer;
+            private SuspectProber prober;
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKERS.name(),
+                        new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
+                        records -> records.forEach(r -> {
+                            if (r.value() != null) {
+                                engine.onStatus(r.value());
+                            }
+                        }), clock);
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKER_LOAD.name(),
+                        new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
+                        records -> records.forEach(r -> {
+                            if (r.value() != null) {
+                                engine.onLoad(r.value());
+                            }
+                        }), clock);
+                TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), bootstrap, Topics.ROUTER_SYNC.name(),
+                        new ProtoDeserializer.RouterSyncs(), TopicTailer.Start.LATEST, Map.of(),
+                        records -> records.forEach(r -> {
+                            if (r.value() != null) {
+                                engine.onSync(r.value());
+                            }
+                        }), clock);
+                tailers = List.of(membership.start(), load.start(), sync.start());
+                prober = new SuspectProber(engine.directory());
+                timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "router-timer");
+                    t.setDaemon(true);
+                    return t;
+                });
+                timer.scheduleWithFixedDelay(() -> {
+                    try {
+                        engine.tick(membership.healthy());
+                    } catch (RuntimeException e) {
+                        org.slf4j.LoggerFactory.getLogger(RouterWiring.class).error("router tick failed", e);
+                    }
+                }, 250, 250, TimeUnit.MILLISECONDS);
+                timer.scheduleWithFixedDelay(prober::probe, 1, 1, TimeUnit.SECONDS);
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                if (timer != null) {
+                    timer.shutdownNow();
+                }
+                tailers.forEach(TopicTailer::close);
+                if (prober != null) {
+                    prober.close();
+                }
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+        };
+    }
+}

@@ -1,0 +1,80 @@
+package io.flotilla.router.core;
+
+import io.flotilla.protocol.v1.RouteDecision;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What {@link RoutingPolicy#decide} returns. Deciding books nothing: the shell passes a routed
+ * decision to {@link BookingLedger#book} afterwards.
+ *
+ * @param workerId             the worker that generates (aggregated or decode); "" unless ROUTED
+ * @param prefillWorkerId      the separate prefill worker, "" when the request runs aggregated
+ * @param overlapBlocks        matched blocks on {@code workerId}
+ * @param prefillOverlapBlocks matched blocks on {@code prefillWorkerId} (0 when aggregated)
+ * @param newPrefillTokens     uncached prompt tokens the prefilling worker must compute (booked as its
+ *                             active prefill tokens until prefill is done)
+ * @param newDecodeBlocks      KV blocks the request adds on {@code workerId} (booked as its active
+ *                             decode blocks until freed): ⌈(isl + osl)/bs⌉ minus the full blocks of
+ *                             its prefix already resident there
+ * @param scores               cost per candidate of the pool {@code workerId} was picked from, plus
+ *                             "prefill:"-prefixed costs of the prefill pool when one was scored
+ * @param unit                 unit of {@code scores}
+ * @param retryAfterMs         when BUSY: the hint for Retry-After; 0 otherwise
+ */
+public record Decision(Outcome outcome, String workerId, String workerEndpoint, String prefillWorkerId,
+                       String prefillEndpoint, int overlapBlocks, int prefillOverlapBlocks, int newPrefillTokens, int newDecodeBlocks,
+                       Map<String, Double> scores, ModeUsed modeUsed, CostUnit unit, long retryAfterMs) {
+
+    public enum Outcome {
+        /** A worker was chosen. */
+        ROUTED,
+        /** Every eligible worker is busy: answer 503 with Retry-After. */
+        BUSY,
+        /** No eligible worker for this model and block size: answer UNAVAILABLE. */
+        NO_WORKER
+    }
+
+    public Decision {
+        Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(modeUsed, "modeUsed");
+        workerId = workerId == null ? "" : workerId;
+        workerEndpoint = workerEndpoint == null ? "" : workerEndpoint;
+        prefillWorkerId = prefillWorkerId == null ? "" : prefillWorkerId;
+        prefillEndpoint = prefillEndpoint == null ? "" : prefillEndpoint;
+        scores = scores == null ? Map.of() : scores;
+    }
+
+    static Decision busy(ModeUsed mode, CostUnit unit, Map<String, Double> scores, long retryAfterMs) {
+        return new Decision(Outcome.BUSY, "", "", "", "", 0, 0, 0, 0, scores, mode, unit, retryAfterMs);
+    }
+
+    static Decision noWorker(ModeUsed mode) {
+        return new Decision(Outcome.NO_WORKER, "", "", "", "", 0, 0, 0, 0, Map.of(), mode, CostUnit.BLOCKS, 0);
+    }
+
+    public boolean routed() {
+        return outcome == Outcome.ROUTED;
+    }
+
+    public boolean disaggregated() {
+        return !prefillWorkerId.isEmpty();
+    }
+
+    /** The worker that computes the prompt: the prefill worker when disaggregated, else the worker. */
+    public String prefillTarget() {
+        return disaggregated() ? prefillWorkerId : workerId;
+    }
+
+    /** The wire form; a NO_WORKER decision has no wire form the gateway can use (answer UNAVAILABLE). */
+    public RouteDecision toProto() {
+        return RouteDecision.newBuilder()
+                .setWorkerId(workerId).setWorkerEndpoint(workerEndpoint)
+                .setPrefillWorkerId(prefillWorkerId).setPrefillEndpoint(prefillEndpoint)
+                .setOverlapBlocks(overlapBlocks).setPrefillOverlapBlocks(prefillOverlapBlocks)
+                .putAllScores(scores).setModeUsed(modeUsed.toProto())
+                .setBusy(outcome == Outcome.BUSY).setRetryAfterMs((int) Math.min(Integer.MAX_VALUE, retryAfterMs))
+                .build();
+    }
+}

@@ -1,0 +1,52 @@
+package io.flotilla.router.core;
+
+import io.flotilla.protocol.v1.RouteRequest;
+
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One request to route. The seq hashes cover the prompt's full blocks (block identity in
+ * ARCHITECTURE.md); they are computed with {@code blockSize}, so only workers with that block size
+ * can be compared. Immutable by contract: callers must not modify {@code seqHashes} after building.
+ *
+ * @param islTokens   prompt length in tokens
+ * @param exclude     worker ids that must not be chosen (e.g. the worker that failed mid-stream)
+ * @param allowDisagg whether a separate prefill worker may be named
+ * @param oslHint     expected output tokens, 0 when unknown; used to book decode blocks
+ */
+public record RoutingRequest(String requestId, String model, int islTokens, int blockSize, long[] seqHashes,
+                             Set<String> exclude, boolean allowDisagg, int oslHint) {
+
+    public RoutingRequest {
+        Objects.requireNonNull(requestId, "requestId");
+        Objects.requireNonNull(model, "model");
+        seqHashes = seqHashes == null ? new long[0] : seqHashes;
+        exclude = exclude == null ? Set.of() : Set.copyOf(exclude);
+        if (islTokens < 0 || oslHint < 0) {
+            throw new IllegalArgumentException("isl and osl must not be negative");
+        }
+        if (blockSize <= 0) {
+            throw new IllegalArgumentException("block size must be positive: " + blockSize);
+        }
+    }
+
+    public static RoutingRequest fromProto(RouteRequest r) {
+        long[] hashes = new long[r.getSeqHashesCount()];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = r.getSeqHashes(i);
+        }
+        return new RoutingRequest(r.getRequestId(), r.getModel(), r.getIsl(), r.getBlockSize(), hashes,
+                Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl());
+    }
+
+    /** KV blocks the request references on its decode worker, prefix included: ⌈(isl + osl) / blockSize⌉. */
+    public int bookedBlocks() {
+        return (int) (((long) islTokens + oslHint + blockSize - 1) / blockSize);
+    }
+
+    /** Prompt tokens already cached given {@code overlapBlocks} matched blocks: min(overlap · bs, isl). */
+    public int cachedTokens(int overlapBlocks) {
+        return (int) Math.min((long) overlapBlocks * blockSize, islTokens);
+    }
+}

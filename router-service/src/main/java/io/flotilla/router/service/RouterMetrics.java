@@ -1,0 +1,75 @@
+package io.flotilla.router.service;
+
+import io.flotilla.router.core.Decision;
+import io.flotilla.router.core.ModeUsed;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The router's metrics; also keeps the counts {@code /actuator/router} shows. */
+public final class RouterMetrics {
+
+    private final Timer decision;
+    private final Map<ModeUsed, Counter> decisions = new EnumMap<>(ModeUsed.class);
+    private final Map<ModeUsed, AtomicLong> counts = new EnumMap<>(ModeUsed.class);
+    private final Counter busy;
+    private final Counter noWorker;
+    private final DistributionSummary overlap;
+    private final Counter indexerErrors;
+    private final Counter failureReports;
+
+    public RouterMetrics(MeterRegistry registry) {
+        decision = Timer.builder("flotilla.router.decision").description("Time to decide one route, indexer call included")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(1)).register(registry);
+        for (ModeUsed m : ModeUsed.values()) {
+            decisions.put(m, Counter.builder("flotilla.router.decisions").description("Routing decisions by the mode actually used")
+                    .tag("mode", m.metricTag()).register(registry));
+            counts.put(m, new AtomicLong());
+        }
+        busy = Counter.builder("flotilla.router.busy").description("Requests answered busy: every candidate over its thresholds")
+                .register(registry);
+        noWorker = Counter.builder("flotilla.router.no_worker").description("Requests with no eligible worker").register(registry);
+        overlap = DistributionSummary.builder("flotilla.router.overlap_blocks")
+                .description("Cached prefix blocks on the chosen worker").publishPercentileHistogram().register(registry);
+        indexerErrors = Counter.builder("flotilla.router.indexer_errors")
+                .description("FindMatches calls that failed, timed out or were skipped by the open breaker").register(registry);
+        failureReports = Counter.builder("flotilla.router.worker_failures_reported")
+                .description("Workers reported failing by gateways").register(registry);
+    }
+
+    void decided(Decision d, long nanos) {
+        decision.record(nanos, TimeUnit.NANOSECONDS);
+        decisions.get(d.modeUsed()).increment();
+        counts.get(d.modeUsed()).incrementAndGet();
+        switch (d.outcome()) {
+            case ROUTED -> overlap.record(d.overlapBlocks());
+            case BUSY -> busy.increment();
+            case NO_WORKER -> noWorker.increment();
+        }
+    }
+
+    void indexerError() {
+        indexerErrors.increment();
+    }
+
+    void workerFailureReported() {
+        failureReports.increment();
+    }
+
+    /** Decisions per mode used since start. */
+    public Map<String, Long> decisionCounts() {
+        Map<String, Long> out = new java.util.LinkedHashMap<>();
+        counts.forEach((m, c) -> out.put(m.metricTag(), c.get()));
+        out.put("busy", (long) busy.count());
+        out.put("no_worker", (long) noWorker.count());
+        return out;
+    }
+}

@@ -26,9 +26,17 @@ public final class LocalCluster {
     private final PrintStream out;
 
     public LocalCluster(Path root, PrintStream out) {
+        this(root, root.resolve(".flotilla"), out);
+    }
+
+    /**
+     * @param root     repository root: jars are taken from {@code <root>/<module>/target}
+     * @param stateDir where state, logs and Kafka data go (tests use their own)
+     */
+    public LocalCluster(Path root, Path stateDir, PrintStream out) {
         this.root = root.toAbsolutePath().normalize();
-        this.stateDir = this.root.resolve(".flotilla");
-        this.processes = new ProcessControl(this.root, stateDir.resolve("logs"));
+        this.stateDir = stateDir.toAbsolutePath().normalize();
+        this.processes = new ProcessControl(this.root, this.stateDir.resolve("logs"));
         this.out = out;
     }
 
@@ -202,7 +210,7 @@ public final class LocalCluster {
             for (var it = pending.iterator(); it.hasNext(); ) {
                 RunningService s = it.next();
                 if (!s.alive()) {
-                    throw new LauncherException(s.name() + " exited during start-up; see " + root.relativize(s.log())
+                    throw new LauncherException(s.name() + " exited during start-up; see " + display(s.log())
                             + tailOf(s));
                 }
                 if (ProcessControl.health(s.managementPort()).filter(code -> code == 200).isPresent()) {
@@ -211,11 +219,15 @@ public final class LocalCluster {
             }
             if (!pending.isEmpty() && Instant.now().isAfter(deadline)) {
                 RunningService s = pending.get(0);
-                throw new LauncherException(s.name() + " did not become healthy in time; see " + root.relativize(s.log())
+                throw new LauncherException(s.name() + " did not become healthy in time; see " + display(s.log())
                         + tailOf(s));
             }
             ProcessControl.sleep(250);
         }
+    }
+
+    private String display(Path p) {
+        return p.startsWith(root) ? root.relativize(p).toString() : p.toString();
     }
 
     private static String tailOf(RunningService s) {

@@ -1,0 +1,26 @@
+package io.flotilla.bench.run;
+
+import io.flotilla.bench.stats.LatencyStats;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything a run measured; reports are computed from it.
+ *
+ * @param workload          the workload's description
+ * @param startedAt         wall-clock start of the run
+ * @param durationS         from the start of the run to the end of the last request
+ * @param requests          one result per sent request, in send order
+ * @param chunkGapsMs       every gap between consecutive content chunks, pooled over ok requests
+ * @param oraclePromptTokens prompt tokens sent (oracle denominator)
+ * @param oracleCachedTokens prompt tokens the oracle serves from cache
+ * @param tokensPerSecond   output tokens received in each second of the run
+ * @param finishedPerSecond requests finished in each second of the run
+ * @param maxDispatchLagMs  largest delay between a request's scheduled and actual send time
+ * @param stopReason        {@code workload-exhausted}, {@code max-requests}, {@code duration} or {@code stopped}
+ */
+public record RunResult(String workload, Instant startedAt, double durationS, List<RequestResult> requests,
+                        LatencyStats chunkGapsMs, long oraclePromptTokens, long oracleCachedTokens,
+                        long[] tokensPerSecond, long[] finishedPerSecond, double maxDispatchLagMs, String stopReason) {
+}

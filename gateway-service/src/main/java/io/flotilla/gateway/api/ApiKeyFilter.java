@@ -1,0 +1,57 @@
+package io.flotilla.gateway.api;
+
+import io.flotilla.gateway.openai.ApiError;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+import java.security.Principal;
+
+/**
+ * Authenticates {@code /v1/**} requests with {@code Authorization: Bearer <key>} when keys are
+ * configured (401 {@code authentication_error} otherwise) and passes the key's id on as the
+ * exchange's principal (a mutated exchange; the original is left alone). Open when no key is configured.
+ */
+final class ApiKeyFilter implements WebFilter, Ordered {
+
+    /** The caller, known by its key id. */
+    record KeyPrincipal(String id) implements Principal {
+        @Override
+        public String getName() {
+            return id;
+        }
+    }
+
+    private final ApiKeys keys;
+
+    ApiKeyFilter(ApiKeys keys) {
+        this.keys = keys;
+    }
+
+    @Override
+    public int getOrder() {
+        return FilterOrder.AUTHENTICATION;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (keys.open() || !exchange.getRequest().getPath().value().startsWith("/v1/")) {
+            return chain.filter(exchange);
+        }
+        String auth = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
+        if (auth == null || auth.isBlank()) {
+            return Mono.error(ApiError.unauthorized("You didn't provide an API key. You need to provide your API key "
+                    + "in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."));
+        }
+        if (!auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return Mono.error(ApiError.unauthorized("The Authorization header must use Bearer auth "
+                    + "(Authorization: Bearer YOUR_KEY)."));
+        }
+        return keys.identify(auth.substring(7).strip())
+                .map(id -> chain.filter(exchange.mutate().principal(Mono.just(new KeyPrincipal(id))).build()))
+                .orElseGet(() -> Mono.error(ApiError.unauthorized("Incorrect API key provided.")));
+    }
+}

@@ -1,0 +1,154 @@
+package io.flotilla.gateway.api;
+
+import io.flotilla.gateway.generation.GenerationJob;
+import io.flotilla.gateway.generation.GenerationPipeline;
+import io.flotilla.gateway.generation.RequestContext;
+import io.flotilla.gateway.generation.RequestProgress;
+import io.flotilla.gateway.generation.TextAssembler;
+import io.flotilla.gateway.generation.TextEvent;
+import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.gateway.openai.CompletionKind;
+import io.flotilla.gateway.openai.CompletionRequest;
+import io.flotilla.gateway.openai.ResponseRenderer;
+import io.flotilla.gateway.openai.TokenUsage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes a generation's output as an OpenAI response: server-sent events when streaming, one JSON
+ * object otherwise.
+ *
+ * <p>Streams: nothing is written (so status and headers stay open) until the first event exists; an
+ * error before that becomes an ordinary HTTP error response, an error after it an SSE
+ * {@code data: {"error": …}} event followed by {@code data: [DONE]}. The {@code x-flotilla-*} headers
+ * are set right before the first event is written. Cancelling the write (client disconnect)
+ * cancels the worker call.
+ */
+final class CompletionResponder {
+
+    private static final Logger log = LoggerFactory.getLogger(CompletionResponder.class);
+    private static final MediaType EVENT_STREAM = new MediaType("text", "event-stream", StandardCharsets.UTF_8);
+
+    private final GenerationPipeline pipeline;
+    private final JsonMapper json;
+    private final Clock clock;
+
+    CompletionResponder(GenerationPipeline pipeline, JsonMapper json, Clock clock) {
+        this.pipeline = pipeline;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    Mono<Void> respond(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request) {
+        GenerationJob job = ctx.job();
+        ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
+                clock.instant().getEpochSecond(), job.model(), request.includeUsage());
+        TextAssembler assembler = new TextAssembler(job.tokenizer(), job.stopStrings());
+        Flux<TextEvent> text = pipeline.run(job, ctx.progress())
+                .concatMapIterable(assembler::apply)
+                .takeUntil(e -> e instanceof TextEvent.Done)
+                .doOnCancel(ctx.progress()::abandoned); // the client went away (takeUntil completes, never cancels)
+        return request.stream() ? stream(exchange, ctx, request, renderer, text) : whole(exchange, ctx, renderer, text);
+    }
+
+    private Mono<Void> stream(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request,
+                              ResponseRenderer renderer, Flux<TextEvent> text) {
+        RequestProgress progress = ctx.progress();
+        AtomicBoolean roleSent = new AtomicBoolean(request.kind() != CompletionKind.CHAT);
+        Flux<String> events = text
+                .concatMapIterable(e -> {
+                    progress.startResponse();
+                    List<String> out = new ArrayList<>(4);
+                    if (roleSent.compareAndSet(false, true)) {
+                        out.add(renderer.roleChunk());
+                    }
+                    if (e instanceof TextEvent.Delta d) {
+                        out.add(renderer.deltaChunk(d.text()));
+                    } else if (e instanceof TextEvent.Done done) {
+                        progress.finished(done.finishReason());
+                        out.add(renderer.finishChunk(done.finishReason()));
+                        if (request.includeUsage()) {
+                            out.add(renderer.usageChunk(usage(ctx)));
+                        }
+                        out.add("[DONE]");
+                    }
+                    return out;
+                })
+                .onErrorResume(e -> {
+                    if (!progress.responseStarted()) {
+                        return Flux.error(e);
+                    }
+                    ApiError error = e instanceof ApiError api ? api
+                            : ApiError.badGateway("stream_failed", "The stream failed: " + e.getMessage());
+                    if (!(e instanceof ApiError)) {
+                        log.warn("request {}: stream failed after it started", ctx.requestId(), e);
+                    }
+                    progress.streamedError(error);
+                    return Flux.just(ResponseRenderer.errorBody(json, error), "[DONE]");
+                });
+        ServerHttpResponse response = exchange.getResponse();
+        AtomicBoolean headersSet = new AtomicBoolean();
+        Flux<DataBuffer> body = events.map(payload -> {
+            if (headersSet.compareAndSet(false, true)) {
+                HttpHeaders headers = response.getHeaders();
+                headers.setContentType(EVENT_STREAM);
+                headers.setCacheControl("no-cache");
+                headers.set("X-Accel-Buffering", "no");
+                workerHeaders(headers, ctx, progress.firstWorker().isEmpty() ? progress.worker() : progress.firstWorker());
+            }
+            return response.bufferFactory().wrap(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
+        });
+        return response.writeAndFlushWith(body.map(Flux::just));
+    }
+
+    private Mono<Void> whole(ServerWebExchange exchange, RequestContext ctx, ResponseRenderer renderer,
+                             Flux<TextEvent> text) {
+        return text.collectList().flatMap(events -> {
+            StringBuilder content = new StringBuilder();
+            String finishReason = "length";
+            for (TextEvent e : events) {
+                if (e instanceof TextEvent.Delta d) {
+                    content.append(d.text());
+                } else if (e instanceof TextEvent.Done done) {
+                    finishReason = done.finishReason();
+                }
+            }
+            ctx.progress().finished(finishReason);
+            byte[] body = renderer.completion(content.toString(), finishReason, usage(ctx)).getBytes(StandardCharsets.UTF_8);
+            ServerHttpResponse response = exchange.getResponse();
+            response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+            workerHeaders(response.getHeaders(), ctx, ctx.progress().worker());
+            return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+        });
+    }
+
+    private static void workerHeaders(HttpHeaders headers, RequestContext ctx, String worker) {
+        headers.set(ResponseHeaders.REQUEST_ID, ctx.requestId());
+        if (!worker.isEmpty()) {
+            headers.set(ResponseHeaders.WORKER, worker);
+        }
+        if (!ctx.progress().prefillWorker().isEmpty()) {
+            headers.set(ResponseHeaders.PREFILL_WORKER, ctx.progress().prefillWorker());
+        }
+    }
+
+    private static TokenUsage usage(RequestContext ctx) {
+        int prompt = ctx.job().promptTokens().length;
+        RequestProgress p = ctx.progress();
+        return new TokenUsage(prompt, p.generatedCount(), p.cachedTokens(prompt));
+    }
+}

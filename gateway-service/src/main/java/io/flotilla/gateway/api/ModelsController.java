@@ -1,0 +1,61 @@
+package io.flotilla.gateway.api;
+
+import io.flotilla.gateway.client.ModelCatalog;
+import io.flotilla.gateway.client.ServedModel;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import java.time.Clock;
+
+/**
+ * {@code GET /v1/models} (models of live routable workers, from the router, cached briefly) and
+ * {@code GET /v1/models/{model}} (404 {@code model_not_found} when no live worker serves it).
+ */
+@RestController
+class ModelsController {
+
+    private final ModelCatalog catalog;
+    private final JsonMapper json;
+    /** Unix seconds reported as every model's {@code created}: when this gateway started. */
+    private final long created;
+
+    ModelsController(ModelCatalog catalog, JsonMapper json, Clock clock) {
+        this.catalog = catalog;
+        this.json = json;
+        this.created = clock.instant().getEpochSecond();
+    }
+
+    @GetMapping("/v1/models")
+    Mono<ResponseEntity<String>> list() {
+        return catalog.models().map(models -> {
+            ObjectNode root = json.createObjectNode().put("object", "list");
+            ArrayNode data = root.putArray("data");
+            models.forEach(m -> data.add(model(m)));
+            return ok(root);
+        });
+    }
+
+    @GetMapping("/v1/models/{model}")
+    Mono<ResponseEntity<String>> one(@PathVariable String model) {
+        return catalog.require(model).map(m -> ok(model(m)));
+    }
+
+    private ObjectNode model(ServedModel m) {
+        return json.createObjectNode()
+                .put("id", m.name())
+                .put("object", "model")
+                .put("created", created)
+                .put("owned_by", "flotilla");
+    }
+
+    private ResponseEntity<String> ok(ObjectNode body) {
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(json.writeValueAsString(body));
+    }
+}

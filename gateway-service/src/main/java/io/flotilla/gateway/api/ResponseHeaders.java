@@ -1,0 +1,15 @@
+package io.flotilla.gateway.api;
+
+/** Response headers the gateway adds to generation responses. */
+public final class ResponseHeaders {
+
+    /** The worker that served the request (for streams: the one that produced the first token). */
+    public static final String WORKER = "x-flotilla-worker";
+    /** The prefill worker whose KV the decode worker was handed, when the request ran disaggregated. */
+    public static final String PREFILL_WORKER = "x-flotilla-prefill-worker";
+    /** The gateway's request id (also the router's and workers'). */
+    public static final String REQUEST_ID = "x-request-id";
+
+    private ResponseHeaders() {
+    }
+}

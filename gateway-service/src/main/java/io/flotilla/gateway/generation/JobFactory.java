@@ -1,0 +1,91 @@
+package io.flotilla.gateway.generation;
+
+import io.flotilla.gateway.client.ModelCatalog;
+import io.flotilla.gateway.client.ServedModel;
+import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.gateway.openai.CompletionKind;
+import io.flotilla.gateway.openai.CompletionRequest;
+import io.flotilla.gateway.tokenize.ModelTokenization;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Turns a validated {@link CompletionRequest} into a {@link GenerationJob}: resolves the model (404
+ * when no live worker serves it), applies the chat template and tokenizes (on the parallel scheduler,
+ * off the event loop), checks prompt and output against the model's context (400
+ * {@code context_length_exceeded}) and fills in the default output limit.
+ */
+public final class JobFactory {
+
+    /** OpenAI's documented default {@code max_tokens} of a text completion. */
+    static final int TEXT_DEFAULT_MAX_TOKENS = 16;
+
+    private final ModelCatalog catalog;
+    private final ModelProfiles profiles;
+    private final String defaultModel;
+    private final int chatDefaultMaxTokens;
+
+    public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens) {
+        this.catalog = catalog;
+        this.profiles = profiles;
+        this.defaultModel = defaultModel;
+        this.chatDefaultMaxTokens = chatDefaultMaxTokens;
+    }
+
+    /** The model a request asks for: its {@code model}, or the configured default. */
+    public String modelOf(CompletionRequest request) {
+        return request.model() != null ? request.model() : defaultModel;
+    }
+
+    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String tenant) {
+        String model = modelOf(request);
+        return catalog.require(model)
+                .publishOn(Schedulers.parallel())
+                .map(served -> build(request, served, requestId, tenant));
+    }
+
+    private GenerationJob build(CompletionRequest request, ServedModel served, String requestId, String tenant) {
+        String model = served.name();
+        ModelTokenization tokenization = profiles.tokenization(model);
+        boolean chat = request.kind() == CompletionKind.CHAT;
+        String promptParam = chat ? "messages" : "prompt";
+        int[] prompt;
+        if (chat) {
+            prompt = tokenization.chatPrompt(request.messages());
+        } else if (request.promptText() != null) {
+            prompt = tokenization.tokenizer().encode(request.promptText());
+        } else {
+            prompt = request.promptTokens();
+            int vocab = tokenization.tokenizer().vocabSize();
+            for (int i = 0; i < prompt.length; i++) {
+                if (prompt[i] >= vocab) {
+                    throw ApiError.invalid("prompt", "Invalid 'prompt[" + i + "]': token id " + prompt[i]
+                            + " is outside the vocabulary of '" + model + "' [0, " + vocab + ").");
+                }
+            }
+        }
+        int context = profiles.maxContext(model);
+        if (prompt.length >= context) {
+            throw contextExceeded(promptParam, context, prompt.length, null);
+        }
+        int maxTokens;
+        if (request.maxTokens() != null) {
+            maxTokens = request.maxTokens();
+            if ((long) prompt.length + maxTokens > context) {
+                throw contextExceeded("max_tokens", context, prompt.length, maxTokens);
+            }
+        } else {
+            maxTokens = Math.min(chat ? chatDefaultMaxTokens : TEXT_DEFAULT_MAX_TOKENS, context - prompt.length);
+        }
+        return new GenerationJob(requestId, model, tenant, prompt, maxTokens, request.temperature(), request.topP(),
+                request.seed(), request.stop(), tokenization.singleTokenStops(request.stop()), request.ignoreEos(),
+                profiles.allowDisagg(model), profiles.hasher(model, served.blockSize()), tokenization.tokenizer());
+    }
+
+    private static ApiError contextExceeded(String param, int context, int prompt, Integer output) {
+        String message = "This model's maximum context length is " + context + " tokens. However, you requested "
+                + (output == null ? prompt + " tokens in the prompt." : (prompt + output) + " tokens (" + prompt
+                + " in the prompt, " + output + " in the completion). Please reduce the prompt or the completion length.");
+        return new ApiError(400, ApiError.INVALID_REQUEST, param, "context_length_exceeded", message, null);
+    }
+}

@@ -1,0 +1,109 @@
+package io.flotilla.gateway.generation;
+
+import io.flotilla.gateway.client.RequestRecordPublisher;
+import io.flotilla.gateway.client.RouterClient;
+import io.flotilla.gateway.metrics.GatewayMetrics;
+import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.protocol.v1.RequestOutcome;
+import io.flotilla.protocol.v1.RequestRecord;
+import org.springframework.web.util.DisconnectedClientHelper;
+import reactor.core.publisher.SignalType;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Ends a request exactly once, whichever way it ended (completion, error, client disconnect): gives
+ * back the admission permit, releases the router's booking, records metrics and publishes one
+ * {@code RequestRecord}. Never blocks and never throws.
+ */
+public final class RequestAccounting {
+
+    private final RouterClient router;
+    private final GatewayMetrics metrics;
+    private final RequestRecordPublisher records;
+    private final Clock clock;
+
+    public RequestAccounting(RouterClient router, GatewayMetrics metrics, RequestRecordPublisher records, Clock clock) {
+        this.router = router;
+        this.metrics = metrics;
+        this.records = records;
+        this.clock = clock;
+    }
+
+    /** Called when the request's response publisher terminates with {@code signal}. */
+    public void end(RequestContext ctx, SignalType signal) {
+        if (!ctx.markEnded()) {
+            return;
+        }
+        RequestProgress p = ctx.progress();
+        if (ctx.permit() != null) {
+            ctx.permit().release();
+            metrics.left(ctx.model());
+        }
+        if (p.booked()) {
+            router.release(ctx.requestId()).subscribe();
+        }
+        RequestOutcome outcome = outcome(ctx, signal);
+        String model = ctx.modelServed() ? ctx.model() : GatewayMetrics.UNKNOWN_MODEL;
+        Instant now = clock.instant();
+        GenerationJob job = ctx.job();
+        int isl = job == null ? 0 : job.promptTokens().length;
+        int cached = p.cachedTokens(isl);
+        Duration e2e = Duration.between(p.arrived(), now);
+        Duration ttft = p.firstTokenAt() == null ? null : Duration.between(p.arrived(), p.firstTokenAt());
+        Duration itl = p.generatedCount() < 2 ? null
+                : Duration.between(p.firstTokenAt(), p.lastTokenAt()).dividedBy(p.generatedCount() - 1);
+
+        metrics.finished(model, RequestOutcomes.tag(outcome));
+        if (job != null) {
+            metrics.e2e(model, e2e);
+            if (ttft != null) {
+                metrics.ttft(model, ttft);
+            }
+            if (itl != null) {
+                metrics.itl(model, itl);
+            }
+            if (cached > 0) {
+                metrics.cachedTokens(model, cached);
+            }
+        }
+        records.publish(RequestRecord.newBuilder()
+                    .setId(ctx.requestId())
+                    .setModel(ctx.model() == null ? "" : ctx.model())
+                    .setTenant(ctx.tenant())
+                    .setIsl(isl)
+                    .setOsl(p.generatedCount())
+                    .setCachedTokens(cached)
+                    .setTtftMs(ttft == null ? 0 : ttft.toNanos() / 1e6)
+                    .setItlMs(itl == null ? 0 : itl.toNanos() / 1e6)
+                    .setE2EMs(e2e.toNanos() / 1e6)
+                    .setWorker(p.worker())
+                    .setPrefillWorker(p.prefillWorker())
+                    .setOutcome(outcome)
+                    .setMigrations(p.migrations())
+                    .setTs(now.toEpochMilli())
+                    .build());
+    }
+
+    private static RequestOutcome outcome(RequestContext ctx, SignalType signal) {
+        RequestProgress p = ctx.progress();
+        if (p.finishReason() != null) {
+            return RequestOutcome.REQUEST_OUTCOME_OK;
+        }
+        if (p.streamedError() != null) { // it had started: whatever the cause, it failed
+            return "worker_timeout".equals(p.streamedError().code())
+                    ? RequestOutcome.REQUEST_OUTCOME_TIMEOUT : RequestOutcome.REQUEST_OUTCOME_FAILED;
+        }
+        if (ctx.error() instanceof ApiError api) {
+            return RequestOutcomes.of(api);
+        }
+        if (ctx.error() != null) { // writing to a client that went away fails rather than cancels
+            return DisconnectedClientHelper.isClientDisconnectedException(ctx.error())
+                    ? RequestOutcome.REQUEST_OUTCOME_CANCELLED : RequestOutcome.REQUEST_OUTCOME_FAILED;
+        }
+        return signal == SignalType.CANCEL || p.isAbandoned()
+                ? RequestOutcome.REQUEST_OUTCOME_CANCELLED : RequestOutcome.REQUEST_OUTCOME_FAILED;
+    }
+}

@@ -1,0 +1,103 @@
+package io.flotilla.gateway.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The gateway's meters (Prometheus names):
+ * <ul>
+ *   <li>{@code flotilla_gateway_requests_total{model,outcome}} — finished requests by outcome (ok,
+ *       client_error, rejected, cancelled, failed, timeout)</li>
+ *   <li>{@code flotilla_gateway_ttft_seconds{model}}, {@code flotilla_gateway_itl_seconds{model}} (mean
+ *       inter-token latency of one request), {@code flotilla_gateway_e2e_seconds{model}} — timers with
+ *       percentile histograms</li>
+ *   <li>{@code flotilla_gateway_inflight{model}} — admitted requests not finished yet</li>
+ *   <li>{@code flotilla_gateway_migrations_total{model}}, {@code flotilla_gateway_cached_tokens_total{model}}</li>
+ *   <li>{@code flotilla_gateway_records_dropped_total}, {@code flotilla_gateway_records_failed_total}</li>
+ * </ul>
+ * The model tag only ever holds served model names (or {@code unknown}), so it stays bounded.
+ */
+public final class GatewayMetrics {
+
+    public static final String UNKNOWN_MODEL = "unknown";
+
+    private final MeterRegistry registry;
+    private final Map<String, AtomicInteger> inflight = new ConcurrentHashMap<>();
+
+    public GatewayMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** A counter whose count is kept elsewhere (e.g. records dropped by the publisher). */
+    public <T> void functionCounter(String name, String description, T source, ToDoubleFunction<T> count) {
+        FunctionCounter.builder(name, source, count).description(description).register(registry);
+    }
+
+    public void finished(String model, String outcome) {
+        Counter.builder("flotilla.gateway.requests")
+                .description("Finished requests by outcome")
+                .tag("model", model).tag("outcome", outcome)
+                .register(registry).increment();
+    }
+
+    public void ttft(String model, Duration d) {
+        timer("flotilla.gateway.ttft", "Time to first token", model).record(d);
+    }
+
+    public void itl(String model, Duration d) {
+        timer("flotilla.gateway.itl", "Mean inter-token latency of a request", model).record(d);
+    }
+
+    public void e2e(String model, Duration d) {
+        timer("flotilla.gateway.e2e", "Request latency, arrival to last byte", model).record(d);
+    }
+
+    public void migration(String model) {
+        Counter.builder("flotilla.gateway.migrations")
+                .description("Requests moved to another worker after a worker failure")
+                .tag("model", model).register(registry).increment();
+    }
+
+    public void cachedTokens(String model, int tokens) {
+        Counter.builder("flotilla.gateway.cached.tokens")
+                .description("Prompt tokens served from a worker's KV cache")
+                .tag("model", model).register(registry).increment(tokens);
+    }
+
+    public void admitted(String model) {
+        inflight(model).incrementAndGet();
+    }
+
+    public void left(String model) {
+        inflight(model).decrementAndGet();
+    }
+
+    private AtomicInteger inflight(String model) {
+        return inflight.computeIfAbsent(model, m -> {
+            AtomicInteger n = new AtomicInteger();
+            Gauge.builder("flotilla.gateway.inflight", n, AtomicInteger::get)
+                    .description("Admitted requests not finished yet")
+                    .tag("model", m).register(registry);
+            return n;
+        });
+    }
+
+    private Timer timer(String name, String description, String model) {
+        return Timer.builder(name)
+                .description(description)
+                .tag("model", model)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
+    }
+}

@@ -1,0 +1,41 @@
+package io.flotilla.gateway.tokenize;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Tokenizer and chat template of one model, and what the request path derives from them.
+ *
+ * @param tokenizer the model's tokenizer
+ * @param template  the model's chat template
+ */
+public record ModelTokenization(Tokenizer tokenizer, ChatTemplate template) {
+
+    /** Prompt token ids of a conversation. */
+    public int[] chatPrompt(List<ChatMessage> messages) {
+        return tokenizer.encode(template.render(messages));
+    }
+
+    /**
+     * Stop token ids for the engine: each stop string that is exactly one token. Every stop string is
+     * also matched on the decoded text, which catches the ones that span tokens (or that the model
+     * spells with other tokens).
+     */
+    public int[] singleTokenStops(List<String> stopStrings) {
+        Set<Integer> ids = new LinkedHashSet<>();
+        for (String s : stopStrings) {
+            int[] t = tokenizer.encode(s);
+            if (t.length == 1) {
+                ids.add(t[0]);
+            }
+        }
+        List<Integer> list = new ArrayList<>(ids);
+        int[] out = new int[list.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = list.get(i);
+        }
+        return out;
+    }
+}

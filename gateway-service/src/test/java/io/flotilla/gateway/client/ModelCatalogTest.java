@@ -1,0 +1,77 @@
+package io.flotilla.gateway.client;
+
+import io.flotilla.gateway.fakes.FakeCluster;
+import io.flotilla.gateway.openai.ApiError;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ModelCatalogTest {
+
+    /** A clock tests move by hand. */
+    static final class MovableClock extends Clock {
+        volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    @Test
+    void servedModelsAreThoseOfReadyRoutableAggregatedOrDecodeWorkers() {
+        FakeCluster cluster = FakeCluster.get();
+        ManagedChannel channel = NettyChannelBuilder.forTarget(cluster.routerAddress()).usePlaintext().build();
+        try {
+            ModelCatalog catalog = new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+                    new MovableClock(), Duration.ofSeconds(1));
+            assertThat(catalog.models().block()).extracting(ServedModel::name)
+                    .containsExactly("flotilla-sim", "queue-model", "tight-model", "tiny-model");
+            assertThat(catalog.require("flotilla-sim").block()).isEqualTo(new ServedModel("flotilla-sim", 16, 2));
+            assertThatThrownBy(() -> catalog.require("ghost-model").block())
+                    .isInstanceOfSatisfying(ApiError.class, e -> assertThat(e.code()).isEqualTo("model_not_found"));
+        } finally {
+            channel.shutdownNow();
+        }
+    }
+
+    @Test
+    void theLastListSurvivesARouterOutageAndNoListAtAllIs503() {
+        FakeCluster cluster = FakeCluster.get();
+        ManagedChannel channel = NettyChannelBuilder.forTarget(cluster.routerAddress()).usePlaintext().build();
+        MovableClock clock = new MovableClock();
+        ModelCatalog catalog = new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+                clock, Duration.ofSeconds(1));
+        assertThat(catalog.models().block()).isNotEmpty();
+
+        channel.shutdownNow(); // the router is gone
+        clock.now = clock.now.plusSeconds(5);
+        assertThat(catalog.require("flotilla-sim").block().name()).isEqualTo("flotilla-sim");
+
+        ModelCatalog fresh = new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+                clock, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> fresh.models().block())
+                .isInstanceOfSatisfying(ApiError.class, e -> {
+                    assertThat(e.status()).isEqualTo(503);
+                    assertThat(e.code()).isEqualTo("router_unavailable");
+                });
+    }
+}

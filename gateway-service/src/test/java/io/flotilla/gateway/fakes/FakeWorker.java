@@ -1,0 +1,149 @@
+package io.flotilla.gateway.fakes;
+
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.protocol.v1.GenerateChunk;
+import io.flotilla.protocol.v1.GenerateRequest;
+import io.flotilla.protocol.v1.KvHandoff;
+import io.flotilla.protocol.v1.PrefillRequest;
+import io.flotilla.protocol.v1.PrefillResult;
+import io.flotilla.protocol.v1.Usage;
+import io.flotilla.protocol.v1.WorkerServiceGrpc;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * WorkerService for tests. Generate streams one token per chunk from a fixed script: the k-th token
+ * of a request (counted across workers, so a migrated request continues where it stopped) is
+ * {@code script[k mod script.length]}; it stops at max_tokens (LENGTH) or after emitting a stop token
+ * id (STOP). A {@link Behaviour} makes it fail with a status or hold the stream open after n tokens.
+ */
+public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
+
+    /**
+     * @param failAfter    tokens to send before failing with {@code failStatus} (-1: never)
+     * @param failStatus   the failure
+     * @param holdAfter    tokens to send before holding the stream open until cancelled (-1: never)
+     * @param cachedTokens usage.cached_tokens of the last chunk
+     * @param prefillFails Prefill answers UNAVAILABLE instead of a handoff
+     */
+    public record Behaviour(int failAfter, Status failStatus, int holdAfter, int cachedTokens, boolean prefillFails) {
+        public static final Behaviour NORMAL = new Behaviour(-1, null, -1, 0, false);
+
+        public static Behaviour failAfter(int n, Status status) {
+            return new Behaviour(n, status, -1, 0, false);
+        }
+
+        public static Behaviour holdAfter(int n) {
+            return new Behaviour(-1, null, n, 0, false);
+        }
+
+        public static Behaviour cached(int tokens) {
+            return new Behaviour(-1, null, -1, tokens, false);
+        }
+
+        public static Behaviour prefillFailing() {
+            return new Behaviour(-1, null, -1, 0, true);
+        }
+    }
+
+    private final String id;
+    private final int[] script;
+    /** Prompt length of each request's first Generate, shared by every fake worker of the cluster. */
+    private final Map<String, Integer> basePrompt;
+    private volatile Behaviour behaviour = Behaviour.NORMAL;
+    public final List<GenerateRequest> generates = new CopyOnWriteArrayList<>();
+    public final List<PrefillRequest> prefills = new CopyOnWriteArrayList<>();
+    public final List<String> held = new CopyOnWriteArrayList<>();
+    public final List<String> cancelled = new CopyOnWriteArrayList<>();
+
+    public FakeWorker(String id, int[] script, Map<String, Integer> basePrompt) {
+        this.id = id;
+        this.script = script.clone();
+        this.basePrompt = basePrompt;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public void behave(Behaviour behaviour) {
+        this.behaviour = behaviour;
+    }
+
+    public void clearRecords() {
+        generates.clear();
+        prefills.clear();
+        held.clear();
+        cancelled.clear();
+    }
+
+    @Override
+    public void generate(GenerateRequest request, StreamObserver<GenerateChunk> observer) {
+        generates.add(request);
+        Behaviour b = behaviour;
+        ServerCallStreamObserver<GenerateChunk> stream = (ServerCallStreamObserver<GenerateChunk>) observer;
+        stream.setOnCancelHandler(() -> cancelled.add(request.getRequestId()));
+        int base = basePrompt.computeIfAbsent(request.getRequestId(), k -> request.getTokenIdsCount());
+        int offset = request.getTokenIdsCount() - base;
+        int max = request.getStop().getMaxTokens();
+        List<Integer> stops = request.getStop().getStopTokenIdsList();
+        for (int k = 0; k < max; k++) {
+            if (k == b.failAfter()) {
+                observer.onError(b.failStatus().withDescription(id + " failed on purpose").asRuntimeException());
+                return;
+            }
+            if (k == b.holdAfter()) {
+                held.add(request.getRequestId());
+                return; // the stream stays open until the client cancels
+            }
+            int token = script[(offset + k) % script.length];
+            observer.onNext(GenerateChunk.newBuilder().setWorkerId(id).addTokenIds(token).build());
+            if (stops.contains(token)) {
+                finish(request, observer, FinishReason.FINISH_REASON_STOP, k + 1, b);
+                return;
+            }
+        }
+        if (b.failAfter() == max) { // every token sent, then the worker dies before its last chunk
+            observer.onError(b.failStatus().withDescription(id + " failed on purpose").asRuntimeException());
+            return;
+        }
+        finish(request, observer, FinishReason.FINISH_REASON_LENGTH, max, b);
+    }
+
+    private void finish(GenerateRequest request, StreamObserver<GenerateChunk> observer, FinishReason reason,
+                        int generated, Behaviour b) {
+        observer.onNext(GenerateChunk.newBuilder()
+                .setWorkerId(id)
+                .setFinishReason(reason)
+                .setHandoffUsed(request.hasHandoff())
+                .setUsage(Usage.newBuilder()
+                        .setPromptTokens(request.getTokenIdsCount())
+                        .setCachedTokens(b.cachedTokens())
+                        .setCompletionTokens(generated))
+                .build());
+        observer.onCompleted();
+    }
+
+    @Override
+    public void prefill(PrefillRequest request, StreamObserver<PrefillResult> observer) {
+        prefills.add(request);
+        if (behaviour.prefillFails()) {
+            observer.onError(Status.UNAVAILABLE.withDescription(id + " cannot prefill").asRuntimeException());
+            return;
+        }
+        observer.onNext(PrefillResult.newBuilder()
+                .setHandoff(KvHandoff.newBuilder()
+                        .setSourceWorkerId(id)
+                        .setModel(request.getModel())
+                        .setComputedTokens(request.getTokenIdsCount())
+                        .setLeaseId("lease-" + request.getRequestId()))
+                .setUsage(Usage.newBuilder().setPromptTokens(request.getTokenIdsCount()).setCachedTokens(7))
+                .build());
+        observer.onCompleted();
+    }
+}

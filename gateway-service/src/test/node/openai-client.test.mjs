@@ -1,0 +1,80 @@
+// The official OpenAI Node SDK against a running gateway (started with fake router and workers by
+// NodeOpenAiClientTest, which passes its address and the text the fake workers generate).
+//   GATEWAY_BASE_URL   e.g. http://127.0.0.1:41234/v1
+//   EXPECTED_TEXT      JSON object: max_tokens -> the exact text a request with that limit receives
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+
+const baseURL = process.env.GATEWAY_BASE_URL;
+const expected = JSON.parse(process.env.EXPECTED_TEXT ?? '{}');
+const client = new OpenAI({ baseURL, apiKey: 'unused-the-gateway-is-open', maxRetries: 0 });
+const messages = [{ role: 'user', content: 'Hello from Node' }];
+
+test('chat completion', async () => {
+  const completion = await client.chat.completions.create({ model: 'flotilla-sim', messages, max_tokens: 5 });
+  assert.equal(completion.object, 'chat.completion');
+  assert.equal(completion.choices[0].message.role, 'assistant');
+  assert.equal(completion.choices[0].message.content, expected['5']);
+  assert.equal(completion.choices[0].finish_reason, 'length');
+  assert.equal(completion.usage.completion_tokens, 5);
+  assert.equal(completion.usage.total_tokens, completion.usage.prompt_tokens + 5);
+  assert.equal(typeof completion.usage.prompt_tokens_details.cached_tokens, 'number');
+});
+
+test('streamed chat completion with usage', async () => {
+  const stream = await client.chat.completions.create({
+    model: 'flotilla-sim', messages, max_tokens: 12, stream: true, stream_options: { include_usage: true },
+  });
+  let text = '';
+  let usage;
+  let finish;
+  for await (const chunk of stream) {
+    assert.equal(chunk.object, 'chat.completion.chunk');
+    for (const choice of chunk.choices) {
+      text += choice.delta.content ?? '';
+      finish = choice.finish_reason ?? finish;
+    }
+    usage = chunk.usage ?? usage;
+  }
+  assert.equal(text, expected['12']);
+  assert.equal(finish, 'length');
+  assert.equal(usage.completion_tokens, 12);
+});
+
+test('raw response carries the worker header', async () => {
+  const { response } = await client.chat.completions
+    .create({ model: 'flotilla-sim', messages, max_tokens: 2 })
+    .withResponse();
+  assert.equal(response.headers.get('x-flotilla-worker'), 'worker-a');
+});
+
+test('text completion', async () => {
+  const completion = await client.completions.create({ model: 'flotilla-sim', prompt: 'Once upon a time', max_tokens: 5 });
+  assert.equal(completion.object, 'text_completion');
+  assert.equal(completion.choices[0].text, expected['5']);
+});
+
+test('models list', async () => {
+  const ids = [];
+  for await (const model of client.models.list()) {
+    ids.push(model.id);
+  }
+  assert.ok(ids.includes('flotilla-sim'), `models: ${ids}`);
+  assert.ok(!ids.includes('ghost-model'));
+});
+
+test('a bad parameter is a BadRequestError naming it', async () => {
+  await assert.rejects(
+    client.chat.completions.create({ model: 'flotilla-sim', messages, temperature: 3 }),
+    (err) => err instanceof OpenAI.BadRequestError && err.status === 400 && err.param === 'temperature'
+      && err.type === 'invalid_request_error',
+  );
+});
+
+test('an unknown model is a NotFoundError', async () => {
+  await assert.rejects(
+    client.chat.completions.create({ model: 'no-such-model', messages }),
+    (err) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found',
+  );
+});

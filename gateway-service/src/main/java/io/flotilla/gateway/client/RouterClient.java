@@ -33,10 +33,21 @@ public final class RouterClient {
         this.channel = channel;
         this.routeTimeout = routeTimeout;
         this.callTimeout = callTimeout;
+        channel.getState(true); // connect now, not on the first request
     }
 
+    /**
+     * Routes with one retry when the router did not answer in time or was unreachable (a cold JVM, a
+     * reconnect): a repeated Route of the same request id replaces its booking, it does not add one.
+     */
     public Mono<RouteDecision> route(RouteRequest request) {
-        return GrpcCalls.unary(channel, RouterServiceGrpc.getRouteMethod(), request, routeTimeout);
+        return Mono.defer(() -> GrpcCalls.unary(channel, RouterServiceGrpc.getRouteMethod(), request, routeTimeout))
+                .retryWhen(reactor.util.retry.Retry.max(1).filter(RouterClient::transientFailure));
+    }
+
+    private static boolean transientFailure(Throwable e) {
+        io.grpc.Status.Code code = io.grpc.Status.fromThrowable(e).getCode();
+        return code == io.grpc.Status.Code.DEADLINE_EXCEEDED || code == io.grpc.Status.Code.UNAVAILABLE;
     }
 
     public Mono<ListWorkersResponse> listWorkers() {

@@ -7,15 +7,31 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
+import java.time.Duration;
+
 /**
  * KV indexer settings.
  *
- * @param grpcPort    port of the IndexerService gRPC server
- * @param snapshotDir directory for index snapshots
+ * @param grpcPort              port of the IndexerService gRPC server
+ * @param snapshotDir           directory for index snapshots
+ * @param snapshotInterval      how often the index is written to a snapshot (also on shutdown)
+ * @param snapshotsKept         snapshot files kept; older ones are deleted
+ * @param rebuildOnStart        ignore snapshots and rebuild by replaying flotilla.kv-events from its earliest offset
+ * @param reconcileConcurrency  worker snapshot requests in flight at once
+ * @param reconcileTimeout      deadline of one GetKvSnapshot call
+ * @param reconcileAttempts     attempts per reconciliation (exponential backoff with jitter between them)
+ * @param tickInterval          how often leases and pending reconciliations are checked
  */
 @Validated
 @ConfigurationProperties("flotilla.indexer")
 public record IndexerProperties(
         @DefaultValue("7002") @Min(0) @Max(65535) int grpcPort,
-        @DefaultValue(".flotilla/indexer") @NotBlank String snapshotDir) {
+        @DefaultValue(".flotilla/indexer") @NotBlank String snapshotDir,
+        @DefaultValue("30s") Duration snapshotInterval,
+        @DefaultValue("3") @Min(1) int snapshotsKept,
+        @DefaultValue("false") boolean rebuildOnStart,
+        @DefaultValue("4") @Min(1) int reconcileConcurrency,
+        @DefaultValue("2s") Duration reconcileTimeout,
+        @DefaultValue("5") @Min(1) int reconcileAttempts,
+        @DefaultValue("250ms") Duration tickInterval) {
 }

@@ -35,6 +35,7 @@ public final class IndexerClient implements AutoCloseable {
     public IndexerClient(String address, Duration deadline) {
         this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().build();
         this.stub = IndexerServiceGrpc.newBlockingStub(channel);
+        channel.getState(true); // connect now: the first FindMatches must not pay the connection setup
         this.deadline = deadline;
         this.breaker = CircuitBreaker.of("indexer", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)

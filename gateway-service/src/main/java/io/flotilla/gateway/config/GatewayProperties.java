@@ -43,7 +43,7 @@ import java.util.Map;
 public record GatewayProperties(
         @DefaultValue("localhost:7001") @NotBlank String routerAddress,
         @DefaultValue("flotilla-sim") @NotBlank String defaultModel,
-        @DefaultValue("500ms") @NotNull Duration routeTimeout,
+        @DefaultValue("1s") @NotNull Duration routeTimeout,
         @DefaultValue("1s") @NotNull Duration routerCallTimeout,
         @DefaultValue("30s") @NotNull Duration prefillTimeout,
         @DefaultValue("60s") @NotNull Duration streamIdleTimeout,

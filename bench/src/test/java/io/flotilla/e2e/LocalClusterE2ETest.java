@@ -1,0 +1,133 @@
+package io.flotilla.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flotilla.cluster.launcher.LocalCluster;
+import io.flotilla.cluster.launcher.RunningService;
+import io.flotilla.protocol.Ports;
+import io.flotilla.protocol.v1.ListWorkersRequest;
+import io.flotilla.protocol.v1.RouterServiceGrpc;
+import io.flotilla.protocol.v1.WorkerInfo;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole local cluster as {@code bin/flotilla up} starts it — a real Kafka broker and every
+ * service as its own JVM from its exec jar — driven over its public interfaces: the OpenAI HTTP API,
+ * gRPC, and actuator. Runs after every module is packaged ({@code ./mvnw verify}).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LocalClusterE2ETest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static LocalCluster cluster;
+    private static List<RunningService> started;
+    private static ManagedChannel routerChannel;
+
+    @BeforeAll
+    static void up() throws IOException {
+        Path root = Path.of("").toAbsolutePath().getParent();
+        Path state = Files.createTempDirectory("flotilla-e2e-");
+        cluster = new LocalCluster(root, state, System.out);
+        started = cluster.up(2, 0, 0, "kv", null, Duration.ofSeconds(240));
+        routerChannel = NettyChannelBuilder.forAddress("127.0.0.1", Ports.ROUTER_GRPC).usePlaintext().build();
+    }
+
+    @AfterAll
+    static void down() {
+        if (routerChannel != null) {
+            routerChannel.shutdownNow();
+        }
+        if (cluster != null) {
+            cluster.down(Duration.ofSeconds(20));
+            assertThat(started).noneMatch(RunningService::alive);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void everyServiceIsUpAndTheRouterSeesBothWorkers() {
+        assertThat(started).extracting(RunningService::name)
+                .containsExactly("kafka", "kv-indexer", "router", "planner", "worker-0", "worker-1", "gateway");
+        await().atMost(Duration.ofSeconds(30)).until(() -> routable().size() == 2);
+        // The first requests run cold code in four JVMs; the cluster is ready once it serves one.
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> chat("warm-up").statusCode() == 200);
+    }
+
+    @Test
+    @Order(2)
+    void aRepeatedLongPromptIsServedFromCacheOnTheSameWorker() throws Exception {
+        String prompt = "You are a careful assistant. ".repeat(300) + "Summarise the rules.";
+        HttpResponse<String> first = chat(prompt);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        String worker = first.headers().firstValue("x-flotilla-worker").orElseThrow();
+        // The second request must find the first one's blocks through the indexer.
+        await().atMost(Duration.ofSeconds(20)).until(() -> blocksOf(worker) > 0);
+        HttpResponse<String> second = chat(prompt);
+        assertThat(second.statusCode()).isEqualTo(200);
+        assertThat(second.headers().firstValue("x-flotilla-worker")).contains(worker);
+        JsonNode usage = JSON.readTree(second.body()).get("usage");
+        assertThat(usage.get("prompt_tokens_details").get("cached_tokens").asInt()).isGreaterThan(0);
+    }
+
+    @Test
+    @Order(3)
+    void aKilledWorkerLeavesMembershipAndTheIndexWithinItsLease() throws Exception {
+        cluster.killWorker(1);
+        long killed = System.nanoTime();
+        await().atMost(Duration.ofSeconds(8)).until(() -> routable().size() == 1);
+        await().atMost(Duration.ofSeconds(8)).until(() -> !kvindex().get("workers").has(Ports.workerId(1))
+                || "expired".equals(kvindex().get("workers").get(Ports.workerId(1)).get("state").asText()));
+        System.out.printf("worker-1 left router membership and the index %.1f s after SIGKILL%n",
+                (System.nanoTime() - killed) / 1e9);
+        HttpResponse<String> after = chat("Still serving after a worker died?");
+        assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(after.headers().firstValue("x-flotilla-worker")).contains(Ports.workerId(0));
+    }
+
+    private static List<WorkerInfo> routable() {
+        return RouterServiceGrpc.newBlockingStub(routerChannel).listWorkers(ListWorkersRequest.getDefaultInstance())
+                .getWorkersList().stream().filter(WorkerInfo::getRoutable).toList();
+    }
+
+    private static HttpResponse<String> chat(String content) throws Exception {
+        String body = JSON.writeValueAsString(JSON.createObjectNode()
+                .put("model", "flotilla-sim").put("max_tokens", 8)
+                .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", content))));
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/chat/completions"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode kvindex() throws Exception {
+        return JSON.readTree(HTTP.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + Ports.INDEXER_MANAGEMENT + "/actuator/kvindex")).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    private static long blocksOf(String worker) throws Exception {
+        JsonNode w = kvindex().get("workers").get(worker);
+        return w == null ? 0 : w.get("blocks").asLong();
+    }
+}

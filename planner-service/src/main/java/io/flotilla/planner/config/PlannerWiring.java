@@ -1,0 +1,232 @@
+package io.flotilla.planner.config;
+
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.flotilla.planner.connector.GrpcDrainClient;
+import io.flotilla.planner.connector.KubernetesConnector;
+import io.flotilla.planner.connector.LocalConnector;
+import io.flotilla.planner.connector.ProcessRunner;
+import io.flotilla.planner.connector.ScalingConnector;
+import io.flotilla.planner.connector.ShadowConnector;
+import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.model.PerformanceModel;
+import io.flotilla.planner.model.PerformanceProfile;
+import io.flotilla.planner.model.ProfileJson;
+import io.flotilla.planner.model.SimulatedEngineProfile;
+import io.flotilla.planner.plan.Planner;
+import io.flotilla.planner.plan.PlannerConfig;
+import io.flotilla.planner.predict.PredictorSettings;
+import io.flotilla.planner.service.DecisionHistory;
+import io.flotilla.planner.service.KafkaDecisionSink;
+import io.flotilla.planner.service.ObservationFeed;
+import io.flotilla.planner.service.PlannerLoop;
+import io.flotilla.planner.service.PlannerMetrics;
+import io.flotilla.protocol.kafka.ProtoDeserializer;
+import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.kafka.TopicTailer;
+import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.RequestRecord;
+import io.flotilla.protocol.v1.WorkerLoad;
+import io.flotilla.protocol.v1.WorkerStatus;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** Wires the planner: feeds from Kafka, the planner and its connector, the decision loop, publisher and metrics. */
+@Configuration(proxyBeanMethods = false)
+class PlannerWiring {
+
+    private static final Logger log = LoggerFactory.getLogger(PlannerWiring.class);
+
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    PerformanceModel performanceModel(PlannerProperties p) {
+        PerformanceProfile profile;
+        if (p.profile() == null || p.profile().isBlank()) {
+            profile = SimulatedEngineProfile.create(p.simSpeedup());
+        } else {
+            try {
+                profile = ProfileJson.read(Path.of(p.profile()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the planner profile " + p.profile(), e);
+            }
+        }
+        log.info("performance profile: {}", profile.name());
+        return new PerformanceModel(profile);
+    }
+
+    @Bean
+    Planner planner(PlannerProperties p, PerformanceModel model) {
+        return new Planner(plannerConfig(p), model);
+    }
+
+    /** PlannerProperties → the algorithm's own configuration. */
+    static PlannerConfig plannerConfig(PlannerProperties p) {
+        Map<Pool, PlannerConfig.Limits> limits = new EnumMap<>(Pool.class);
+        limits.put(Pool.PREFILL, new PlannerConfig.Limits(p.prefill().min(), p.prefill().max(), p.prefill().gpus()));
+        limits.put(Pool.DECODE, new PlannerConfig.Limits(p.decode().min(), p.decode().max(), p.decode().gpus()));
+        limits.put(Pool.AGGREGATED, new PlannerConfig.Limits(p.aggregated().min(), p.aggregated().max(), p.aggregated().gpus()));
+        PlannerProperties.Predictor pr = p.predictor();
+        PlannerProperties.Correction c = p.correction();
+        PlannerProperties.Scaling s = p.scaling();
+        return new PlannerConfig(p.model(), PlannerConfig.poolsOf("disaggregated".equals(p.mode())), p.interval(),
+                p.readyTime(), p.ttftTarget().toNanos() / 1e6, p.itlTarget().toNanos() / 1e6, p.headroom(), limits,
+                p.gpuBudget(),
+                new PredictorSettings(pr.kind(), pr.warmup(), pr.window(), pr.alpha(), pr.beta(), pr.gamma(), pr.damping(), pr.season()),
+                new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError()),
+                new PlannerConfig.CorrectionSettings(c.min(), c.max(), c.smoothing(), c.minSamples()),
+                new PlannerConfig.Scaling(s.upThreshold(), s.downThreshold(), s.upCooldown(), s.downCooldown(),
+                        s.minStable(), s.maxDownStep(), s.idleAfter(), s.manualHoldOff(), s.kvPressure()));
+    }
+
+    @Bean(destroyMethod = "close")
+    ScalingConnector scalingConnector(PlannerProperties p, Clock clock) {
+        return switch (p.connector()) {
+            case "local" -> new LocalConnector(
+                    Path.of(p.localHome() == null || p.localHome().isBlank() ? "" : p.localHome()).toAbsolutePath(),
+                    ProcessRunner.system(), new GrpcDrainClient(), p.drainDeadline(), clock, p.localMaxWorkers());
+            case "kubernetes" -> new KubernetesConnector(new KubernetesClientBuilder().build(), p.namespace(),
+                    new GrpcDrainClient(), p.drainDeadline(), Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "planner-scale-down");
+                        t.setDaemon(true);
+                        return t;
+                    }));
+            default -> new ShadowConnector();
+        };
+    }
+
+    @Bean
+    ObservationFeed observationFeed(PlannerProperties p, Clock clock) {
+        return new ObservationFeed(p.model(), clock.instant());
+    }
+
+    @Bean
+    DecisionHistory decisionHistory(PlannerProperties p) {
+        return new DecisionHistory(p.history());
+    }
+
+    @Bean
+    PlannerMetrics plannerMetrics(MeterRegistry registry) {
+        return new PlannerMetrics(registry);
+    }
+
+    @Bean(destroyMethod = "close")
+    Producer<String, Object> plannerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Serializer<Object> values = (Serializer) new ProtoSerializer<>();
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-planner", ProducerConfig.ACKS_CONFIG, "1",
+                ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.MAX_BLOCK_MS_CONFIG, 500,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000),
+                new StringSerializer(), values);
+    }
+
+    /** Holds the membership tailer once started, so the loop can ask whether the feed is healthy. */
+    @Bean
+    AtomicReference<TopicTailer<WorkerStatus>> membershipTailer() {
+        return new AtomicReference<>();
+    }
+
+    @Bean
+    PlannerLoop plannerLoop(Planner planner, ObservationFeed feed, AtomicReference<TopicTailer<WorkerStatus>> membershipTailer,
+                            ScalingConnector connector, Producer<String, Object> plannerProducer, DecisionHistory history,
+                            PlannerMetrics metrics, Clock clock) {
+        return new PlannerLoop(planner, feed, () -> {
+            TopicTailer<WorkerStatus> t = membershipTailer.get();
+            return t == null ? -1 : t.unhealthySinceMs();
+        }, connector, new KafkaDecisionSink(plannerProducer), history, metrics, clock);
+    }
+
+    /** The Kafka feeds and the planning timer. */
+    @Bean
+    SmartLifecycle plannerFeeds(PlannerLoop loop, ObservationFeed feed, PlannerProperties p,
+                                AtomicReference<TopicTailer<WorkerStatus>> membershipTailer,
+                                @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
+        return new SmartLifecycle() {
+            private List<TopicTailer<?>> tailers = List.of();
+            private ScheduledExecutorService timer;
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                String clientId = "planner-" + Long.toHexString(new SecureRandom().nextLong());
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(clientId, bootstrap, Topics.WORKERS.name(),
+                        new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
+                        records -> records.forEach(r -> {
+                            if (r.value() != null) {
+                                feed.onStatus(r.value());
+                            }
+                        }), clock);
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(clientId, bootstrap, Topics.WORKER_LOAD.name(),
+                        new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
+                        records -> records.forEach(r -> {
+                            if (r.value() != null) {
+                                feed.onLoad(r.value());
+                            }
+                        }), clock);
+                TopicTailer<RequestRecord> requests = new TopicTailer<>(clientId, bootstrap, Topics.REQUESTS.name(),
+                        new ProtoDeserializer.RequestRecords(), TopicTailer.Start.LATEST, Map.of(),
+                        records -> records.forEach(r -> {
+                            if (r.value() != null) {
+                                feed.onRequest(r.value());
+                            }
+                        }), clock);
+                membershipTailer.set(membership);
+                tailers = List.of(membership.start(), load.start(), requests.start());
+                timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "planner-timer");
+                    t.setDaemon(true);
+                    return t;
+                });
+                long ms = p.interval().toMillis();
+                timer.scheduleAtFixedRate(() -> {
+                    try {
+                        loop.tick();
+                    } catch (RuntimeException e) {
+                        log.error("planning interval failed", e);
+                    }
+                }, ms, ms, TimeUnit.MILLISECONDS);
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                if (timer != null) {
+                    timer.shutdownNow();
+                }
+                tailers.forEach(TopicTailer::close);
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+        };
+    }
+}

@@ -1,0 +1,21 @@
+package io.flotilla.planner.connector;
+
+import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.core.PoolCounts;
+
+import java.util.Set;
+
+/**
+ * What a connector sees of the world it scales.
+ *
+ * @param current       replicas each pool it manages is set to (pending planner changes included)
+ * @param changedByHand pools whose replicas someone other than the planner changed since it last applied
+ */
+public record ConnectorView(PoolCounts current, Set<Pool> changedByHand) {
+
+    public static final ConnectorView UNKNOWN = new ConnectorView(PoolCounts.NONE, Set.of());
+
+    public ConnectorView {
+        changedByHand = Set.copyOf(changedByHand);
+    }
+}

@@ -1,0 +1,237 @@
+package io.flotilla.planner.connector;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.flotilla.planner.core.Fleet;
+import io.flotilla.planner.core.FleetWorker;
+import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.core.PoolCounts;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Scales the worker Deployments labelled {@code flotilla.io/component=worker, flotilla.io/role=<pool>} in
+ * one namespace (k8s/worker-*.yaml; RBAC in k8s/planner-rbac.yaml: get/list/watch/patch deployments,
+ * get/list/watch pods).
+ * <ul>
+ *   <li>up: one JSON merge patch of {@code spec.replicas} together with the annotation
+ *       {@value #APPLIED_ANNOTATION} = the same count (what the planner last set);</li>
+ *   <li>down by k: picks k victim pods in the order the ReplicaSet deletes them (pods whose worker is
+ *       not live in membership, then not-Ready pods, then the newest), drains the live ones through
+ *       {@code WorkerService.Drain} (pod name = worker id), marks them with
+ *       {@value #DELETION_COST} = {@value #VICTIM_COST} (best effort: it needs {@code patch} on pods,
+ *       which the shipped RBAC does not grant; without it the ReplicaSet's own newest-first choice is
+ *       relied on), and lowers {@code spec.replicas} only when every drain has finished. A failed drain
+ *       abandons the scale-down (retried by a later decision);</li>
+ *   <li>changed by hand: {@code spec.replicas} differs from the annotation (and no scale-down of ours is
+ *       pending). A Deployment without the annotation is adopted as it is, not reported. The state
+ *       lives in the Deployment, so a restarted planner still tells its own changes from others'.</li>
+ * </ul>
+ */
+public final class KubernetesConnector implements ScalingConnector {
+
+    public static final String COMPONENT_LABEL = "flotilla.io/component";
+    public static final String ROLE_LABEL = "flotilla.io/role";
+    public static final String APPLIED_ANNOTATION = "flotilla.io/planner-replicas";
+    public static final String DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
+    public static final String VICTIM_COST = "-1000";
+
+    private static final Logger log = LoggerFactory.getLogger(KubernetesConnector.class);
+
+    private record PendingDown(int replicas, long generation) {
+    }
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final DrainClient drains;
+    private final Duration drainDeadline;
+    private final Executor executor;
+    private final Map<Pool, PendingDown> pending = new EnumMap<>(Pool.class);
+    private long generation;
+    private boolean podPatchForbidden;
+
+    /** @param executor runs the scale-down patch once the drains finished (the test passes a direct executor) */
+    public KubernetesConnector(KubernetesClient client, String namespace, DrainClient drains, Duration drainDeadline,
+                               Executor executor) {
+        this.client = client;
+        this.namespace = namespace;
+        this.drains = drains;
+        this.drainDeadline = drainDeadline;
+        this.executor = executor;
+    }
+
+    @Override
+    public String name() {
+        return "kubernetes";
+    }
+
+    @Override
+    public synchronized ConnectorView observe(Fleet fleet) {
+        PoolCounts current = PoolCounts.NONE;
+        Set<Pool> byHand = EnumSet.noneOf(Pool.class);
+        for (Pool p : Pool.values()) {
+            Optional<Deployment> d = deployment(p);
+            if (d.isEmpty()) {
+                continue;
+            }
+            PendingDown down = pending.get(p);
+            if (down != null) {
+                current = current.with(p, down.replicas);
+                continue;
+            }
+            int replicas = replicas(d.get());
+            current = current.with(p, replicas);
+            String applied = annotation(d.get());
+            if (applied != null && !applied.equals(Integer.toString(replicas))) {
+                byHand.add(p);
+            }
+        }
+        return new ConnectorView(current, byHand);
+    }
+
+    @Override
+    public synchronized Optional<PoolCounts> apply(PoolCounts targets, Fleet fleet) {
+        PoolCounts applied = PoolCounts.NONE;
+        for (Pool p : targets.pools()) {
+            Optional<Deployment> found = deployment(p);
+            if (found.isEmpty()) {
+                log.warn("no Deployment labelled {}=worker,{}={} in namespace {}; the {} pool is not scaled",
+                        COMPONENT_LABEL, ROLE_LABEL, p.label(), namespace, p.label());
+                continue;
+            }
+            Deployment d = found.get();
+            int want = targets.get(p);
+            PendingDown down = pending.get(p);
+            if (down != null && down.replicas == want) {
+                applied = applied.with(p, want);
+                continue;
+            }
+            pending.remove(p); // a newer decision supersedes a pending scale-down
+            int spec = replicas(d);
+            if (want >= spec) {
+                if (want != spec || !Integer.toString(want).equals(annotation(d))) {
+                    patch(d, want);
+                }
+            } else {
+                scaleDown(p, d, spec - want, want, fleet);
+            }
+            applied = applied.with(p, want);
+        }
+        return Optional.of(applied);
+    }
+
+    private void scaleDown(Pool pool, Deployment d, int count, int want, Fleet fleet) {
+        List<Pod> victims = victims(d, count, fleet);
+        long gen = ++generation;
+        pending.put(pool, new PendingDown(want, gen));
+        List<CompletableFuture<Integer>> waits = new ArrayList<>();
+        for (Pod pod : victims) {
+            String id = pod.getMetadata().getName();
+            markVictim(pod);
+            Optional<FleetWorker> w = fleet.get(id).filter(FleetWorker::live);
+            if (w.isPresent()) {
+                log.info("draining {} ({} pool) before scaling {} down to {}", id, pool.label(), d.getMetadata().getName(), want);
+                waits.add(drains.drain(w.get().endpoint(), drainDeadline));
+            }
+        }
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
+                .whenCompleteAsync((ok, error) -> drained(pool, d.getMetadata().getName(), want, gen, error), executor);
+    }
+
+    private synchronized void drained(Pool pool, String deployment, int want, long gen, Throwable error) {
+        PendingDown down = pending.get(pool);
+        if (down == null || down.generation != gen) {
+            return; // superseded
+        }
+        pending.remove(pool);
+        if (error != null) {
+            log.warn("scale-down of {} to {} abandoned: a drain failed ({})", deployment, want, error.toString());
+            return;
+        }
+        deployment(pool).ifPresent(d -> patch(d, want));
+    }
+
+    /** The pods the ReplicaSet would delete first: not live in membership, then not Ready, then newest. */
+    private List<Pod> victims(Deployment d, int count, Fleet fleet) {
+        Map<String, String> selector = d.getSpec().getSelector() != null && d.getSpec().getSelector().getMatchLabels() != null
+                ? d.getSpec().getSelector().getMatchLabels() : d.getMetadata().getLabels();
+        List<Pod> pods = new ArrayList<>(client.pods().inNamespace(namespace).withLabels(selector).list().getItems());
+        pods.removeIf(pod -> pod.getMetadata().getDeletionTimestamp() != null);
+        pods.sort(Comparator.<Pod>comparingInt(pod -> fleet.get(pod.getMetadata().getName()).map(FleetWorker::live).orElse(false) ? 1 : 0)
+                .thenComparingInt(pod -> ready(pod) ? 1 : 0)
+                .thenComparing(pod -> String.valueOf(pod.getMetadata().getCreationTimestamp()), Comparator.reverseOrder())
+                .thenComparing(pod -> pod.getMetadata().getName(), Comparator.reverseOrder()));
+        return pods.subList(0, Math.min(count, pods.size()));
+    }
+
+    private void markVictim(Pod pod) {
+        if (podPatchForbidden) {
+            return;
+        }
+        try {
+            client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    "{\"metadata\":{\"annotations\":{\"" + DELETION_COST + "\":\"" + VICTIM_COST + "\"}}}");
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 403) {
+                podPatchForbidden = true;
+                log.warn("cannot annotate pods ({}); scale-down relies on the ReplicaSet deleting the newest pods, "
+                        + "which are the ones drained. Grant 'patch' on pods to make it exact.", e.getMessage());
+            } else {
+                log.warn("cannot mark {} for deletion: {}", pod.getMetadata().getName(), e.getMessage());
+            }
+        }
+    }
+
+    private void patch(Deployment d, int replicas) {
+        String name = d.getMetadata().getName();
+        log.info("scaling {} from {} to {} replicas", name, replicas(d), replicas);
+        client.apps().deployments().inNamespace(namespace).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"annotations\":{\"" + APPLIED_ANNOTATION + "\":\"" + replicas + "\"}},"
+                        + "\"spec\":{\"replicas\":" + replicas + "}}");
+    }
+
+    private Optional<Deployment> deployment(Pool pool) {
+        return client.apps().deployments().inNamespace(namespace)
+                .withLabel(COMPONENT_LABEL, "worker").withLabel(ROLE_LABEL, pool.label())
+                .list().getItems().stream()
+                .filter(d -> d.getMetadata().getDeletionTimestamp() == null)
+                .min(Comparator.comparing(d -> d.getMetadata().getName()));
+    }
+
+    private static int replicas(Deployment d) {
+        Integer r = d.getSpec() == null ? null : d.getSpec().getReplicas();
+        return r == null ? 1 : r; // the API server's default
+    }
+
+    private static String annotation(Deployment d) {
+        Map<String, String> a = d.getMetadata().getAnnotations();
+        return a == null ? null : a.get(APPLIED_ANNOTATION);
+    }
+
+    private static boolean ready(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    @Override
+    public void close() {
+        drains.close();
+        client.close();
+    }
+}

@@ -1,0 +1,120 @@
+package io.flotilla.planner.observe;
+
+import io.flotilla.planner.core.Fleet;
+import io.flotilla.planner.core.Observation;
+import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.protocol.v1.RequestOutcome;
+import io.flotilla.protocol.v1.RequestRecord;
+import io.flotilla.protocol.v1.WorkerLoad;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Folds one model's request records and load reports into one {@link Observation} per interval.
+ * An interval is what arrived between two {@link #close} calls (arrival order, not record
+ * timestamps: a late record counts in the interval it arrives in).
+ *
+ * <ul>
+ *   <li>request rate counts every finished request except client errors (rejected, failed and timed
+ *       out requests were demand too); lengths and latencies come from OK requests only;</li>
+ *   <li>ITL statistics are over per-request mean ITLs ({@code RequestRecord.itl_ms}); TTFT and ITL of 0
+ *       (not measured) are skipped;</li>
+ *   <li>load: each worker's reports in the interval are averaged, then prefill queue tokens are summed
+ *       over the prefill-serving pool, KV usage and running requests averaged over workers of the
+ *       serving pool (prefill-serving = PREFILL if any such worker reported, else AGGREGATED; decode-serving
+ *       = DECODE, else AGGREGATED).</li>
+ * </ul>
+ * Not thread-safe; the caller serialises access.
+ */
+public final class IntervalAggregator {
+
+    static final int SAMPLE_CAPACITY = 20_000;
+
+    private static final class LoadSum {
+        long n;
+        double queuedTokens;
+        double kvUsage;
+        double running;
+    }
+
+    private final String model;
+    private SampleSet isl = new SampleSet(SAMPLE_CAPACITY);
+    private SampleSet osl = new SampleSet(SAMPLE_CAPACITY);
+    private SampleSet cached = new SampleSet(SAMPLE_CAPACITY);
+    private SampleSet ttft = new SampleSet(SAMPLE_CAPACITY);
+    private SampleSet itl = new SampleSet(SAMPLE_CAPACITY);
+    private long requests;
+    private Map<String, LoadSum> loads = new HashMap<>();
+    private Instant start;
+
+    public IntervalAggregator(String model, Instant start) {
+        this.model = model;
+        this.start = start;
+    }
+
+    public void onRequest(RequestRecord r) {
+        if (!model.equals(r.getModel()) || r.getOutcome() == RequestOutcome.REQUEST_OUTCOME_CLIENT_ERROR) {
+            return;
+        }
+        requests++;
+        if (r.getOutcome() != RequestOutcome.REQUEST_OUTCOME_OK) {
+            return;
+        }
+        isl.add(r.getIsl());
+        osl.add(r.getOsl());
+        cached.add(r.getCachedTokens());
+        if (r.getTtftMs() > 0) {
+            ttft.add(r.getTtftMs());
+        }
+        if (r.getItlMs() > 0) {
+            itl.add(r.getItlMs());
+        }
+    }
+
+    /** A load report of a worker of this model (the caller checks membership). */
+    public void onLoad(WorkerLoad load) {
+        LoadSum s = loads.computeIfAbsent(load.getWorkerId(), k -> new LoadSum());
+        s.n++;
+        s.queuedTokens += load.getWaitingPrefillTokens();
+        s.kvUsage += load.getTotalKvBlocks() == 0 ? 0 : (double) load.getActiveKvBlocks() / load.getTotalKvBlocks();
+        s.running += load.getRunning();
+    }
+
+    /** Ends the interval at {@code now}, starts the next one, and returns what it showed. */
+    public Observation close(Instant now, Fleet fleet, java.util.function.Function<String, java.util.Optional<Pool>> poolOf) {
+        double seconds = Math.max(1e-3, Duration.between(start, now).toMillis() / 1000.0);
+        Map<Pool, double[]> perPool = new HashMap<>(); // pool → {workers, queued, kv, running}
+        loads.forEach((worker, s) -> poolOf.apply(worker).ifPresent(p -> {
+            double[] a = perPool.computeIfAbsent(p, k -> new double[4]);
+            a[0]++;
+            a[1] += s.queuedTokens / s.n;
+            a[2] += s.kvUsage / s.n;
+            a[3] += s.running / s.n;
+        }));
+        double[] prefillSide = perPool.getOrDefault(Pool.PREFILL, perPool.getOrDefault(Pool.AGGREGATED, new double[4]));
+        double[] decodeSide = perPool.getOrDefault(Pool.DECODE, perPool.getOrDefault(Pool.AGGREGATED, new double[4]));
+        PoolCounts ready = fleet.ready();
+        Observation o = new Observation(now, seconds, requests, requests / seconds,
+                isl.mean(), isl.percentile(0.9), osl.mean(), osl.percentile(0.9), cached.mean(),
+                ttft.percentile(0.5), ttft.percentile(0.9), itl.percentile(0.5), itl.percentile(0.9), ttft.count(),
+                prefillSide[1], avg(decodeSide[2], decodeSide[0]),
+                avg(prefillSide[3], prefillSide[0]), avg(decodeSide[3], decodeSide[0]), ready);
+        start = now;
+        requests = 0;
+        isl = new SampleSet(SAMPLE_CAPACITY);
+        osl = new SampleSet(SAMPLE_CAPACITY);
+        cached = new SampleSet(SAMPLE_CAPACITY);
+        ttft = new SampleSet(SAMPLE_CAPACITY);
+        itl = new SampleSet(SAMPLE_CAPACITY);
+        loads = new HashMap<>();
+        return o;
+    }
+
+    private static double avg(double sum, double n) {
+        return n == 0 ? 0 : sum / n;
+    }
+}

@@ -1,0 +1,84 @@
+package io.flotilla.planner.service;
+
+import io.flotilla.planner.connector.ConnectorView;
+import io.flotilla.planner.connector.ScalingConnector;
+import io.flotilla.planner.core.ClusterView;
+import io.flotilla.planner.core.Fleet;
+import io.flotilla.planner.core.Observation;
+import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.planner.plan.Planner;
+import io.flotilla.protocol.v1.PlannerDecision;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * One planning interval: close the observation, ask the connector what the world is set to, decide
+ * ({@link Planner#plan}, pure), apply through the connector, then record, publish and export the
+ * decision. A connector or Kafka failure costs this interval's application, never the loop.
+ */
+public final class PlannerLoop {
+
+    private static final Logger log = LoggerFactory.getLogger(PlannerLoop.class);
+
+    private final Planner planner;
+    private final ObservationFeed feed;
+    private final LongSupplier membershipUnhealthySince;
+    private final ScalingConnector connector;
+    private final DecisionSink sink;
+    private final DecisionHistory history;
+    private final PlannerMetrics metrics;
+    private final Clock clock;
+
+    public PlannerLoop(Planner planner, ObservationFeed feed, LongSupplier membershipUnhealthySince, ScalingConnector connector,
+                       DecisionSink sink, DecisionHistory history, PlannerMetrics metrics, Clock clock) {
+        this.planner = planner;
+        this.feed = feed;
+        this.membershipUnhealthySince = membershipUnhealthySince;
+        this.connector = connector;
+        this.sink = sink;
+        this.history = history;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    public synchronized DecisionRecord tick() {
+        Instant now = clock.instant();
+        Fleet fleet = feed.fleet(now, membershipUnhealthySince.getAsLong());
+        Observation observed = feed.close(now, fleet);
+        ConnectorView world;
+        try {
+            world = connector.observe(fleet);
+        } catch (RuntimeException e) {
+            log.warn("{} connector cannot observe the cluster: {}", connector.name(), e.toString());
+            world = ConnectorView.UNKNOWN;
+        }
+        PlannerDecision decision = planner.plan(new ClusterView(observed, world.current(), world.changedByHand()), now);
+        Planner.Status status = planner.status();
+        PoolCounts applied = null;
+        try {
+            Optional<PoolCounts> a = connector.apply(status.targets(), fleet);
+            applied = a.orElse(null);
+        } catch (RuntimeException e) {
+            log.warn("{} connector failed to apply {}: {}", connector.name(), status.targets(), e.toString());
+        }
+        PlannerDecision.Builder b = decision.toBuilder().setConnector(connector.name());
+        if (applied != null) {
+            b.setApplied(applied.toProto());
+        }
+        DecisionRecord record = new DecisionRecord(b.build(), status.targets(), applied, observed.ready(),
+                status.rateError(), status.conservative());
+        history.add(record);
+        sink.publish(record.decision());
+        metrics.decided(record, status.rateError(), status.islError(), status.oslError(), status.ttftCorrection(),
+                status.itlCorrection());
+        if (log.isDebugEnabled()) {
+            log.debug("decision: targets {} applied {}: {}", status.targets(), applied, decision.getReason());
+        }
+        return record;
+    }
+}

@@ -1,0 +1,61 @@
+package io.flotilla.planner.service;
+
+import io.flotilla.planner.core.Pool;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Prometheus names: {@code flotilla_planner_predicted_requests_per_second},
+ * {@code flotilla_planner_prediction_error{series}}, {@code flotilla_planner_target_replicas{pool}},
+ * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
+ * {@code flotilla_planner_correction_factor{latency}}.
+ */
+public final class PlannerMetrics {
+
+    private final AtomicReference<DecisionRecord> last = new AtomicReference<>();
+    private final AtomicReference<double[]> errors = new AtomicReference<>(new double[3]);
+    private final AtomicReference<double[]> corrections = new AtomicReference<>(new double[] {1, 1});
+    private final Counter applied;
+    private final Counter notApplied;
+
+    public PlannerMetrics(MeterRegistry registry) {
+        Gauge.builder("flotilla.planner.predicted_requests_per_second", last,
+                        r -> r.get() == null ? Double.NaN : r.get().decision().getPredicted().getRequestRate())
+                .description("Request rate forecast for the next interval").register(registry);
+        String[] series = {"request_rate", "isl", "osl"};
+        for (int i = 0; i < series.length; i++) {
+            int k = i;
+            Gauge.builder("flotilla.planner.prediction_error", errors, e -> e.get()[k])
+                    .description("sMAPE of the one-interval-ahead forecasts over the error window").tag("series", series[i])
+                    .register(registry);
+        }
+        for (Pool p : Pool.values()) {
+            Gauge.builder("flotilla.planner.target_replicas", last,
+                            r -> r.get() == null || !r.get().targets().has(p) ? Double.NaN : r.get().targets().get(p))
+                    .description("Replicas the planner wants in the pool").tag("pool", p.label()).register(registry);
+            Gauge.builder("flotilla.planner.ready_replicas", last, r -> r.get() == null ? Double.NaN : r.get().ready().get(p))
+                    .description("READY workers of the pool in membership").tag("pool", p.label()).register(registry);
+        }
+        String[] latency = {"ttft", "itl"};
+        for (int i = 0; i < latency.length; i++) {
+            int k = i;
+            Gauge.builder("flotilla.planner.correction_factor", corrections, c -> c.get()[k])
+                    .description("Observed / expected latency, bounded").tag("latency", latency[i]).register(registry);
+        }
+        applied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
+                .tag("applied", "true").register(registry);
+        notApplied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
+                .tag("applied", "false").register(registry);
+    }
+
+    void decided(DecisionRecord r, double rateError, double islError, double oslError, double ttftCorrection,
+                 double itlCorrection) {
+        last.set(r);
+        errors.set(new double[] {rateError, islError, oslError});
+        corrections.set(new double[] {ttftCorrection, itlCorrection});
+        (r.applied() != null ? applied : notApplied).increment();
+    }
+}

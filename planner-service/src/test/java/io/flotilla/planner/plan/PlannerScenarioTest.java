@@ -1,0 +1,226 @@
+package io.flotilla.planner.plan;
+
+import io.flotilla.planner.core.Observation;
+import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.planner.predict.PredictorSettings;
+import io.flotilla.planner.support.PlannerSim;
+import io.flotilla.protocol.v1.PlannerDecision;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import static io.flotilla.planner.core.Pool.AGGREGATED;
+import static io.flotilla.planner.core.Pool.DECODE;
+import static io.flotilla.planner.core.Pool.PREFILL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Decisions on a simulated clock (30 s intervals, the simulated engine's profile, default settings unless named). */
+class PlannerScenarioTest {
+
+    private static final PlannerConfig AGG = PlannerConfig.defaults("m", false);
+    private static final PlannerConfig DISAGG = PlannerConfig.defaults("m", true);
+
+    /** Replicas a load needs, as the sizing rule computes it with no forecast (headroom included). */
+    private static int needed(PlannerConfig c, double rate, double isl, double osl, Pool pool) {
+        ReplicaPlanner r = new ReplicaPlanner(PlannerSim.MODEL, c.ttftTargetMs(), c.itlTargetMs(), c.headroom());
+        return (int) Math.ceil(r.size(List.of(new Demand(rate, isl, osl, 0)), 1, 1).need(pool) - 1e-9);
+    }
+
+    @Test
+    void burstScalesUpAheadOfReadyTime() {
+        PlannerConfig classic = AGG.withPredictor(PredictorSettings.defaults().withTrend(0.3, 1.0));
+        for (PlannerConfig base : List.of(AGG, classic)) {
+            PlannerSim lookahead = new PlannerSim(base, PoolCounts.of(AGGREGATED, 1));                         // ready time 120 s
+            PlannerSim reactive = new PlannerSim(base.withReadyTime(Duration.ZERO), PoolCounts.of(AGGREGATED, 1));
+            int firstAhead = -1;
+            for (int i = 0; i < 24; i++) {
+                double rate = i < 6 ? 2 : 2 + 2 * (i - 5);             // flat, then +2 req/s every 30 s
+                int ahead = lookahead.step(rate, 2000, 200).get(AGGREGATED);
+                int now = reactive.step(rate, 2000, 200).get(AGGREGATED);
+                assertThat(ahead).as("interval %d", i).isGreaterThanOrEqualTo(now);
+                if (ahead > now && firstAhead < 0) {
+                    firstAhead = i;
+                }
+                if (base == classic && i >= 12) {
+                    // The trend is learned: the target covers the load of 120 s (4 intervals) later.
+                    assertThat(ahead).as("interval %d", i).isGreaterThanOrEqualTo(needed(base, rate + 8, 2000, 200, AGGREGATED));
+                }
+            }
+            assertThat(firstAhead).as("lookahead scales up before the reactive planner").isBetween(6, 12);
+            assertThat(lookahead.last().getReason()).contains("within +150 s");
+        }
+    }
+
+    @Test
+    void quietTrafficScalesDownGraduallyAfterTheStableTime() {
+        PlannerSim sim = new PlannerSim(AGG, PoolCounts.of(AGGREGATED, 1));
+        for (int i = 0; i < 12; i++) {
+            sim.step(20, 2000, 200);
+        }
+        int busy = sim.ready().get(AGGREGATED);
+        assertThat(busy).isGreaterThanOrEqualTo(needed(AGG, 20, 2000, 200, AGGREGATED));
+        int dropAt = sim.targets().size();
+        for (int i = 0; i < 60; i++) {
+            sim.step(3, 2000, 200);
+        }
+        List<Integer> after = sim.series(AGGREGATED).subList(dropAt, sim.targets().size());
+        // Nothing moves before the condition held for min-stable (180 s = 6 intervals).
+        assertThat(after.subList(0, 6)).containsOnly(busy);
+        int lastChange = -1;
+        for (int i = 1; i < after.size(); i++) {
+            int step = after.get(i) - after.get(i - 1);
+            assertThat(step).as("one replica at a time, never up").isIn(0, -1);
+            if (step != 0) {
+                if (lastChange >= 0) {
+                    assertThat(i - lastChange).as("intervals between scale-downs").isGreaterThanOrEqualTo(6);
+                }
+                lastChange = i;
+            }
+        }
+        assertThat(after.get(after.size() - 1)).isEqualTo(Math.max(1, needed(AGG, 3, 2000, 200, AGGREGATED)));
+    }
+
+    @Test
+    void prefillHeavyWindowGrowsThePrefillPool() {
+        PlannerSim sim = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
+        for (int i = 0; i < 10; i++) {
+            sim.step(2, 2000, 200);
+        }
+        assertThat(sim.ready()).isEqualTo(PoolCounts.of(PREFILL, 1, DECODE, 1));
+        for (int i = 0; i < 10; i++) {
+            sim.step(6, 16000, 100);
+        }
+        int prefill = sim.ready().get(PREFILL);
+        assertThat(prefill).isGreaterThanOrEqualTo(needed(DISAGG, 6, 16000, 100, PREFILL)).isGreaterThanOrEqualTo(3);
+        assertThat(sim.last().getReason()).contains("prefill").contains("tok/s per replica");
+    }
+
+    @Test
+    void decodeHeavyWindowGrowsTheDecodePool() {
+        PlannerSim sim = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
+        for (int i = 0; i < 10; i++) {
+            sim.step(2, 2000, 200);
+        }
+        for (int i = 0; i < 10; i++) {
+            sim.step(6, 500, 2000);
+        }
+        assertThat(sim.ready().get(DECODE)).isGreaterThanOrEqualTo(needed(DISAGG, 6, 500, 2000, DECODE)).isGreaterThanOrEqualTo(4);
+        assertThat(sim.ready().get(PREFILL)).isEqualTo(1); // 3 000 prompt tokens/s is a fraction of one prefill replica
+    }
+
+    @Test
+    void trafficStopScalesToTheMinimumAndItsReturnScalesBackUp() {
+        PlannerSim sim = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
+        for (int i = 0; i < 10; i++) {
+            sim.step(6, 16000, 200);
+        }
+        assertThat(sim.ready().get(PREFILL)).isGreaterThanOrEqualTo(2);
+        for (int i = 0; i < 10; i++) {          // 5 minutes without a request
+            sim.step(0, 0, 0);
+        }
+        assertThat(sim.ready()).isEqualTo(PoolCounts.of(PREFILL, 0, DECODE, 1));
+        assertThat(sim.last().getReason()).contains("idle");
+        sim.step(6, 16000, 200);                // traffic is back
+        assertThat(sim.ready().get(PREFILL)).isGreaterThanOrEqualTo(needed(DISAGG, 6, 16000, 200, PREFILL));
+        assertThat(sim.ready().get(DECODE)).isGreaterThanOrEqualTo(needed(DISAGG, 6, 16000, 200, DECODE));
+    }
+
+    @Test
+    void highPredictionErrorTurnsThePlannerConservative() {
+        PlannerSim sim = new PlannerSim(AGG, PoolCounts.of(AGGREGATED, 1));
+        for (int i = 0; i < 12; i++) {
+            sim.step(i % 2 == 0 ? 2 : 24, 2000, 200);   // erratic: every forecast is far off
+        }
+        assertThat(sim.planner().status().conservative()).isTrue();
+        assertThat(sim.planner().status().rateError()).isGreaterThan(AGG.error().conservativeAt());
+        int high = sim.ready().get(AGGREGATED);
+        boolean heldBack = false;
+        for (int i = 0; i < 40; i++) {
+            int before = sim.ready().get(AGGREGATED);
+            sim.step(1, 2000, 200);
+            if (sim.planner().status().conservative()) {
+                assertThat(sim.ready().get(AGGREGATED)).isGreaterThanOrEqualTo(before);
+                heldBack |= sim.last().getReason().contains("conservative");
+            }
+        }
+        assertThat(heldBack).isTrue();
+        assertThat(sim.planner().status().conservative()).isFalse();
+        assertThat(sim.ready().get(AGGREGATED)).isLessThan(high); // once the error subsided it scaled down
+    }
+
+    @Test
+    void replicasChangedByHandAreAdoptedAndHeldNotFought() {
+        PlannerSim sim = new PlannerSim(AGG, PoolCounts.of(AGGREGATED, 1));
+        for (int i = 0; i < 6; i++) {
+            sim.step(2, 2000, 200);
+        }
+        assertThat(sim.ready().get(AGGREGATED)).isEqualTo(1);
+        // Someone scaled to 5 by hand.
+        sim.step(Observation.load(sim.next(), sim.seconds(), 2, 2000, 200, sim.ready()), PoolCounts.of(AGGREGATED, 5),
+                Set.of(AGGREGATED));
+        assertThat(sim.ready().get(AGGREGATED)).isEqualTo(5);
+        assertThat(sim.last().getReason()).contains("set by hand");
+        for (int i = 0; i < 19; i++) {          // the 10-minute hold-off
+            sim.step(Observation.load(sim.next(), sim.seconds(), 2, 2000, 200, sim.ready()), PoolCounts.of(AGGREGATED, 5), Set.of());
+            assertThat(sim.ready().get(AGGREGATED)).isEqualTo(5);
+        }
+        for (int i = 0; i < 40; i++) {
+            sim.step(Observation.load(sim.next(), sim.seconds(), 2, 2000, 200, sim.ready()), sim.ready(), Set.of());
+        }
+        assertThat(sim.ready().get(AGGREGATED)).isLessThan(5); // planning resumed from the hand-set baseline
+    }
+
+    @Test
+    void theGpuBudgetCapsBothPools() {
+        PlannerSim sim = new PlannerSim(DISAGG.withGpuBudget(6), PoolCounts.of(PREFILL, 1, DECODE, 1));
+        for (int i = 0; i < 10; i++) {
+            sim.step(20, 8000, 1000);
+        }
+        PoolCounts t = sim.ready();
+        assertThat(t.get(PREFILL) + t.get(DECODE)).isEqualTo(6);
+        assertThat(t.get(PREFILL)).isGreaterThanOrEqualTo(1);
+        assertThat(t.get(DECODE)).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void aSlowerClusterThanItsProfileGetsMoreReplicas() {
+        PlannerSim asProfiled = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
+        PlannerSim slow = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
+        double ttft = PlannerSim.MODEL.ttftMs(16000, 2);
+        double itl = PlannerSim.MODEL.itlMs(16000 + 250, 8);
+        for (int i = 0; i < 10; i++) {
+            asProfiled.step(Observation.load(asProfiled.next(), 30, 8, 16000, 500, asProfiled.ready())
+                    .withLatency(ttft, itl, 240, 2, 8), PoolCounts.NONE, Set.of());
+            slow.step(Observation.load(slow.next(), 30, 8, 16000, 500, slow.ready())
+                    .withLatency(3 * ttft, 3 * itl, 240, 2, 8), PoolCounts.NONE, Set.of());
+        }
+        // Observed 3× the expected latency: the factor climbs towards its bound 2 (smoothing 0.3 per interval).
+        assertThat(slow.planner().status().ttftCorrection()).isBetween(1.9, 2.0);
+        assertThat(asProfiled.planner().status().ttftCorrection()).isEqualTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(slow.ready().get(PREFILL)).isGreaterThan(asProfiled.ready().get(PREFILL));
+        assertThat(slow.last().getReason()).containsPattern("f_ttft 1\\.9\\d");
+    }
+
+    @Test
+    void theDecisionRecordsObservedPredictedAndTargets() {
+        PlannerSim sim = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
+        for (int i = 0; i < 8; i++) {
+            sim.step(4, 3000, 300);
+        }
+        PlannerDecision d = sim.last();
+        assertThat(d.getModel()).isEqualTo("m");
+        assertThat(d.getTs()).isEqualTo(sim.now().toEpochMilli());
+        assertThat(d.getObserved().getRequestRate()).isEqualTo(4);
+        assertThat(d.getObserved().getMeanIsl()).isEqualTo(3000);
+        assertThat(d.getPredicted().getRequestRate()).isEqualTo(4, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(d.getPredicted().getMeanOsl()).isEqualTo(300, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(d.getTargets().getPrefill()).isEqualTo(sim.ready().get(PREFILL));
+        assertThat(d.getTargets().getDecode()).isEqualTo(sim.ready().get(DECODE));
+        assertThat(d.getTargets().getAggregated()).isZero();
+        assertThat(d.getReason()).contains("prefill").contains("decode").contains("need");
+        assertThat(d.hasApplied()).isFalse(); // applying is the connector's job
+    }
+}

@@ -18,9 +18,15 @@ import java.util.Map;
  * @param routerMode      initial routing mode
  * @param kafkaBootstrap  bootstrap servers every service uses
  * @param stateDir        the launcher's state directory (.flotilla)
+ * @param simSpeedup      simulated engines run this many times faster than their timing model
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir) {
+                            java.nio.file.Path stateDir, double simSpeedup) {
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, 1.0);
+    }
 
     static final String SERVICE_HEAP = "256m";
     static final String WORKER_HEAP = "320m";
@@ -79,7 +85,8 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
                         "--flotilla.worker.grpc-port=" + Ports.workerGrpc(n),
                         "--flotilla.worker.transfer-port=" + Ports.workerTransfer(n),
                         "--flotilla.worker.advertised-host=127.0.0.1",
-                        "--flotilla.worker.role=" + roleOf(n)),
+                        "--flotilla.worker.role=" + roleOf(n),
+                        "--flotilla.worker.sim.speedup=" + simSpeedup),
                 WORKER_HEAP);
     }
 

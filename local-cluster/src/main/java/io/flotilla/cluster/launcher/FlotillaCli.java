@@ -50,9 +50,15 @@ public final class FlotillaCli {
         String kafka;
         @Option(names = "--timeout", defaultValue = "180", description = "Seconds to wait for every service to be healthy.")
         int timeoutSeconds;
+        @Option(names = "--sim-speedup", defaultValue = "1.0",
+                description = "Simulated engines run this many times faster than their timing model (default ${DEFAULT-VALUE}).")
+        double simSpeedup;
 
         @Override
         public Integer call() throws InterruptedException {
+            if (!(simSpeedup > 0) || Double.isInfinite(simSpeedup)) {
+                throw new LauncherException("--sim-speedup must be a positive number");
+            }
             if (workers < 0 || prefill < 0 || decode < 0) {
                 throw new LauncherException("worker counts must not be negative");
             }
@@ -67,7 +73,7 @@ public final class FlotillaCli {
                 throw new LauncherException("a cluster needs at least one worker");
             }
             LocalCluster cluster = new LocalCluster(home(), System.out);
-            List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka,
+            List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {

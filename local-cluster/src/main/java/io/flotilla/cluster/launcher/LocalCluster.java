@@ -51,17 +51,24 @@ public final class LocalCluster {
      */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, 1.0, timeout);
+    }
+
+    /** As {@link #up(int, int, int, String, String, Duration)}, with simulated engines {@code simSpeedup} times faster. */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
             String kafkaAddress = externalKafka == null ? "127.0.0.1:" + Ports.KAFKA : externalKafka;
-            ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir);
+            ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup);
             checkPortsFree(layout, externalKafka == null);
             state.setLayout("aggregated", Integer.toString(workers));
             state.setLayout("prefill", Integer.toString(prefill));
             state.setLayout("decode", Integer.toString(decode));
             state.setLayout("router-mode", routerMode);
             state.setLayout("kafka", kafkaAddress);
+            state.setLayout("sim-speedup", Double.toString(simSpeedup));
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -155,7 +162,8 @@ public final class LocalCluster {
             }
             ClusterLayout layout = new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
                     Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
-                    state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir);
+                    state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
+                    Double.parseDouble(state.layout("sim-speedup", "1.0")));
             ServiceSpec spec = layout.worker(n);
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {

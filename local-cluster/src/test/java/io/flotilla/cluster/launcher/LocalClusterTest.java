@@ -21,6 +21,8 @@ class LocalClusterTest {
     @Test
     void upRefusesATakenPortBeforeStartingAnything(@TempDir Path root) throws Exception {
         LocalCluster cluster = new LocalCluster(root, new PrintStream(new ByteArrayOutputStream()));
+        org.junit.jupiter.api.Assumptions.assumeFalse(ProcessControl.portInUse(7002) || ProcessControl.portInUse(8083)
+                || ProcessControl.portInUse(8082), "a local cluster already holds the default ports");
         try (ServerSocket taken = new ServerSocket()) {
             taken.setReuseAddress(true);
             taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 8082));

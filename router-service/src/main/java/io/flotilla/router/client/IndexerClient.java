@@ -71,6 +71,24 @@ public final class IndexerClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Keeps the path to the indexer warm: one small query a second, outside the breaker and with a
+     * generous deadline. On a cold or loaded machine the first calls (connection setup, JIT on both
+     * sides) take longer than the request-path deadline; without traffic that reaches the indexer
+     * the breaker would keep the path cold and the router in approximate mode.
+     */
+    public void keepWarm() {
+        FindMatchesRequest.Builder req = FindMatchesRequest.newBuilder().setModel("").setBlockSize(0);
+        for (int i = 0; i < 64; i++) {
+            req.addSeqHashes(i * 0x9E3779B97F4A7C15L);
+        }
+        try {
+            stub.withDeadlineAfter(1, TimeUnit.SECONDS).findMatches(req.build());
+        } catch (StatusRuntimeException ignored) {
+            // the indexer is down; request-path calls find that out through the breaker
+        }
+    }
+
     /** Calls that failed or timed out (not counting those the open breaker skipped). */
     public long errors() {
         return errors.get();

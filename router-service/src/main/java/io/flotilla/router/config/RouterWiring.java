@@ -114,7 +114,8 @@ class RouterWiring {
 
     /** The Kafka feeds and the periodic tick, started once the gRPC server is up. */
     @Bean
-    SmartLifecycle routerFeeds(RouterEngine engine, @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
+    SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer,
+                               @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
         return new SmartLifecycle() {
             private List<TopicTailer<?>> tailers = List.of();
             private ScheduledExecutorService timer;
@@ -159,6 +160,7 @@ class RouterWiring {
                     }
                 }, 250, 250, TimeUnit.MILLISECONDS);
                 timer.scheduleWithFixedDelay(prober::probe, 1, 1, TimeUnit.SECONDS);
+                timer.scheduleWithFixedDelay(indexer::keepWarm, 0, 1, TimeUnit.SECONDS);
                 running = true;
             }
 

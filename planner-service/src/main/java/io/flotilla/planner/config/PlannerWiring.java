@@ -21,18 +21,14 @@ import io.flotilla.planner.service.ObservationFeed;
 import io.flotilla.planner.service.PlannerLoop;
 import io.flotilla.planner.service.PlannerMetrics;
 import io.flotilla.protocol.kafka.ProtoDeserializer;
-import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.RequestRecord;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -137,13 +133,7 @@ class PlannerWiring {
 
     @Bean(destroyMethod = "close")
     Producer<String, Object> plannerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Serializer<Object> values = (Serializer) new ProtoSerializer<>();
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-planner", ProducerConfig.ACKS_CONFIG, "1",
-                ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.MAX_BLOCK_MS_CONFIG, 500,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000),
-                new StringSerializer(), values);
+        return ProtoProducers.create(bootstrap, "flotilla-planner", 500, Map.of());
     }
 
     /** Holds the membership tailer once started, so the loop can ask whether the feed is healthy. */

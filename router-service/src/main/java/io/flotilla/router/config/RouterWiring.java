@@ -1,7 +1,7 @@
 package io.flotilla.router.config;
 
 import io.flotilla.protocol.kafka.ProtoDeserializer;
-import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.RouterSync;
@@ -20,11 +20,8 @@ import io.flotilla.router.service.RouterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -71,13 +68,7 @@ class RouterWiring {
 
     @Bean(destroyMethod = "close")
     Producer<String, Object> routerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Serializer<Object> values = (Serializer) new ProtoSerializer<>();
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-router", ProducerConfig.ACKS_CONFIG, "1",
-                ProducerConfig.LINGER_MS_CONFIG, 2, ProducerConfig.MAX_BLOCK_MS_CONFIG, 500,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000),
-                new StringSerializer(), values);
+        return ProtoProducers.create(bootstrap, "flotilla-router", 500, Map.of(ProducerConfig.LINGER_MS_CONFIG, 2));
     }
 
     @Bean

@@ -93,17 +93,75 @@ class LocalClusterE2ETest {
 
     @Test
     @Order(3)
-    void aKilledWorkerLeavesMembershipAndTheIndexWithinItsLease() throws Exception {
-        cluster.killWorker(1);
-        long killed = System.nanoTime();
+    void theBenchToolRunsAgainstTheCluster() throws Exception {
+        Path out = Files.createTempDirectory("flotilla-e2e-bench-");
+        int rc = new picocli.CommandLine(new io.flotilla.bench.BenchCli()).execute("--url", "http://127.0.0.1:" + Ports.GATEWAY_HTTP,
+                "--groups", "2", "--prompts-per-group", "4", "--prefix-len", "512", "--suffix-len", "32",
+                "--output-len", "8", "--rate", "20", "--seed", "3", "--quiet", "--out", out.toString());
+        assertThat(rc).isZero();
+        JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
+        assertThat(summary.get("requests").asInt()).isEqualTo(8);
+        assertThat(summary.get("completed").asInt()).isEqualTo(8);
+        assertThat(summary.get("router_mode").asText()).isEqualTo("kv");
+        assertThat(summary.get("ttft_ms").get("p50").asDouble()).isPositive();
+        assertThat(summary.get("oracle_hit_rate").asDouble()).isPositive();
+        assertThat(out.resolve("requests.csv")).exists();
+        assertThat(out.resolve("report.html")).exists();
+    }
+
+    @Test
+    @Order(4)
+    void aWorkerKilledMidStreamLeavesOneCompleteStreamAndLeavesMembershipWithinItsLease() throws Exception {
+        String body = JSON.writeValueAsString(JSON.createObjectNode()
+                .put("model", "flotilla-sim").put("max_tokens", 400).put("ignore_eos", true).put("stream", true)
+                .put("prompt", "Count slowly to a large number.")
+                .set("stream_options", JSON.createObjectNode().put("include_usage", true)));
+        HttpResponse<java.util.stream.Stream<String>> resp = HTTP.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/completions"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofLines());
+        assertThat(resp.statusCode()).isEqualTo(200);
+        String served = resp.headers().firstValue("x-flotilla-worker").orElseThrow();
+        int victim = Integer.parseInt(served.substring("worker-".length()));
+        int chunks = 0;
+        boolean killed = false;
+        boolean done = false;
+        JsonNode usage = null;
+        long killedAt = 0;
+        for (java.util.Iterator<String> it = resp.body().iterator(); it.hasNext(); ) {
+            String line = it.next();
+            if (!line.startsWith("data: ")) {
+                continue;
+            }
+            String data = line.substring(6);
+            if (data.equals("[DONE]")) {
+                done = true;
+                break;
+            }
+            JsonNode chunk = JSON.readTree(data);
+            assertThat(chunk.has("error")).as(data).isFalse();
+            if (chunk.hasNonNull("usage")) {
+                usage = chunk.get("usage");
+            }
+            if (++chunks == 20 && !killed) {
+                cluster.killWorker(victim); // SIGKILL, mid-stream
+                killed = true;
+                killedAt = System.nanoTime();
+            }
+        }
+        assertThat(killed).as("the stream was long enough to kill its worker mid-way").isTrue();
+        assertThat(done).isTrue();
+        assertThat(usage).isNotNull();
+        assertThat(usage.get("completion_tokens").asInt()).as("one complete stream despite the dead worker").isEqualTo(400);
+
         await().atMost(Duration.ofSeconds(8)).until(() -> routable().size() == 1);
-        await().atMost(Duration.ofSeconds(8)).until(() -> !kvindex().get("workers").has(Ports.workerId(1))
-                || "expired".equals(kvindex().get("workers").get(Ports.workerId(1)).get("state").asText()));
-        System.out.printf("worker-1 left router membership and the index %.1f s after SIGKILL%n",
-                (System.nanoTime() - killed) / 1e9);
+        await().atMost(Duration.ofSeconds(8)).until(() -> !kvindex().get("workers").has(served)
+                || "expired".equals(kvindex().get("workers").get(served).get("state").asText()));
+        System.out.printf("%s left router membership and the index %.1f s after SIGKILL%n", served,
+                (System.nanoTime() - killedAt) / 1e9);
         HttpResponse<String> after = chat("Still serving after a worker died?");
         assertThat(after.statusCode()).isEqualTo(200);
-        assertThat(after.headers().firstValue("x-flotilla-worker")).contains(Ports.workerId(0));
+        assertThat(after.headers().firstValue("x-flotilla-worker")).contains(Ports.workerId(1 - victim));
     }
 
     private static List<WorkerInfo> routable() {

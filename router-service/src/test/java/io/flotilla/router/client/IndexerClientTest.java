@@ -1,0 +1,69 @@
+package io.flotilla.router.client;
+
+import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.flotilla.protocol.v1.FindMatchesRequest;
+import io.flotilla.protocol.v1.FindMatchesResponse;
+import io.flotilla.protocol.v1.IndexerServiceGrpc;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.grpc.stub.StreamObserver;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The router's indexer client over real gRPC: answers, a slow indexer, a dead one. */
+class IndexerClientTest {
+
+    /** An indexer that answers worker-0: 3 blocks after {@code delayMs}. */
+    private static final class FakeIndexer extends IndexerServiceGrpc.IndexerServiceImplBase {
+        final AtomicLong delayMs = new AtomicLong();
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public void findMatches(FindMatchesRequest request, StreamObserver<FindMatchesResponse> observer) {
+            calls.incrementAndGet();
+            try {
+                Thread.sleep(delayMs.get());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            observer.onNext(FindMatchesResponse.newBuilder()
+                    .addMatches(io.flotilla.protocol.v1.WorkerMatch.newBuilder().setWorkerId("worker-0").setMatchedBlocks(3))
+                    .build());
+            observer.onCompleted();
+        }
+    }
+
+    @Test
+    void answersWhenFastDegradesWhenSlowAndStopsCallingWhenTheBreakerOpens() {
+        FakeIndexer fake = new FakeIndexer();
+        try (GrpcEndpoint server = new GrpcEndpoint("fake-indexer", "127.0.0.1", 0, List.of(fake)).start();
+             IndexerClient client = new IndexerClient("127.0.0.1:" + server.port(), Duration.ofMillis(250))) {
+            client.keepWarm();
+            assertThat(client.findMatches("m", 16, new long[]{1, 2, 3})).contains(Map.of("worker-0", 3));
+
+            fake.delayMs.set(1000); // slowed past the deadline: no answer, never an exception
+            for (int i = 0; i < 6; i++) {
+                assertThat(client.findMatches("m", 16, new long[]{1})).isEmpty();
+            }
+            assertThat(client.errors()).as("timed-out calls until the breaker opened").isBetween(4L, 5L);
+            assertThat(client.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
+            int before = fake.calls.get();
+            assertThat(client.findMatches("m", 16, new long[]{1})).isEmpty();
+            assertThat(fake.calls.get()).as("an open breaker does not call the indexer").isEqualTo(before);
+        }
+    }
+
+    @Test
+    void aDeadIndexerIsNoAnswer() {
+        try (IndexerClient client = new IndexerClient("127.0.0.1:1", Duration.ofMillis(50))) {
+            assertThat(client.findMatches("m", 16, new long[]{1})).isEmpty();
+            client.keepWarm(); // must not throw either
+        }
+    }
+}

@@ -30,6 +30,8 @@ public final class RequestProgress {
     private int workerCachedTokens;
     private int prefillCachedTokens;
     private boolean handoffUsed;
+    /** Some worker said it continued from the prefill worker's handoff (handoff_used on any chunk). */
+    private boolean handoffSeen;
     private boolean booked;
     private boolean attemptFinished;
     private String finishReason;
@@ -105,6 +107,9 @@ public final class RequestProgress {
             }
             lastTokenAt = now;
         }
+        if (chunk.getHandoffUsed()) {
+            handoffSeen = true;
+        }
         if (chunk.hasUsage()) {
             Usage u = chunk.getUsage();
             workerCachedTokens = u.getCachedTokens();
@@ -173,9 +178,13 @@ public final class RequestProgress {
         return firstWorker;
     }
 
-    /** The prefill worker whose KV handoff was passed on; empty when none. */
+    /**
+     * The prefill worker whose KV handoff a decode worker used; empty when there was none, its
+     * Prefill failed, or the decode worker refused the handoff and prefilled itself. Known from the
+     * first chunk on (workers set {@code handoff_used} on every chunk).
+     */
     public synchronized String prefillWorker() {
-        return prefillWorker;
+        return handoffSeen ? prefillWorker : "";
     }
 
     public synchronized int migrations() {

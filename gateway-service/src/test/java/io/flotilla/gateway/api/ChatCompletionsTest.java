@@ -199,6 +199,25 @@ class ChatCompletionsTest extends GatewayTestBase {
                 .as("the prefill worker's cache hits").isEqualTo(7);
         await().atMost(WAIT).until(() -> cluster.records.of(decode.getRequestId()).isPresent());
         assertThat(cluster.records.of(decode.getRequestId()).orElseThrow().getPrefillWorker()).isEqualTo("worker-p");
+        await().atMost(WAIT).until(() -> cluster.router.prefillDone.contains(decode.getRequestId()));
+    }
+
+    @Test
+    void aRefusedHandoffIsNotReportedAsPrefilledElsewhere() {
+        cluster.router.decide(r -> cluster.withPrefill(cluster.decisionFor(cluster.workerA)).build());
+        cluster.workerA.behave(FakeWorker.Behaviour.handoffRefusing());
+        EntityExchangeResult<byte[]> result = post("""
+                {"messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true,"stream_options":{"include_usage":true}}""");
+        assertThat(cluster.workerP.prefills).hasSize(1);
+        GenerateRequest decode = cluster.workerA.generates.get(0);
+        assertThat(decode.hasHandoff()).isTrue();
+        assertThat(result.getResponseHeaders().getFirst(ResponseHeaders.WORKER)).isEqualTo("worker-a");
+        assertThat(result.getResponseHeaders().getFirst(ResponseHeaders.PREFILL_WORKER)).isNull();
+        List<JsonNode> chunks = Sse.chunks(result.getResponseBody());
+        assertThat(chunks.get(chunks.size() - 1).get("usage").get("prompt_tokens_details").get("cached_tokens").intValue())
+                .as("the decode worker's own cache hits, not the prefill worker's").isZero();
+        await().atMost(WAIT).until(() -> cluster.records.of(decode.getRequestId()).isPresent());
+        assertThat(cluster.records.of(decode.getRequestId()).orElseThrow().getPrefillWorker()).isEmpty();
     }
 
     @Test

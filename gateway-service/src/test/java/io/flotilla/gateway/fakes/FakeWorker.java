@@ -30,9 +30,19 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
      * @param holdAfter    tokens to send before holding the stream open until cancelled (-1: never)
      * @param cachedTokens usage.cached_tokens of the last chunk
      * @param prefillFails Prefill answers UNAVAILABLE instead of a handoff
+     * @param refusesHandoff Generate ignores a handoff (prefills locally) and says why on its last chunk
      */
-    public record Behaviour(int failAfter, Status failStatus, int holdAfter, int cachedTokens, boolean prefillFails) {
+    public record Behaviour(int failAfter, Status failStatus, int holdAfter, int cachedTokens, boolean prefillFails,
+                            boolean refusesHandoff) {
         public static final Behaviour NORMAL = new Behaviour(-1, null, -1, 0, false);
+
+        public Behaviour(int failAfter, Status failStatus, int holdAfter, int cachedTokens, boolean prefillFails) {
+            this(failAfter, failStatus, holdAfter, cachedTokens, prefillFails, false);
+        }
+
+        public static Behaviour handoffRefusing() {
+            return new Behaviour(-1, null, -1, 0, false, true);
+        }
 
         public static Behaviour failAfter(int n, Status status) {
             return new Behaviour(n, status, -1, 0, false);
@@ -102,7 +112,8 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
                 return; // the stream stays open until the client cancels
             }
             int token = script[(offset + k) % script.length];
-            observer.onNext(GenerateChunk.newBuilder().setWorkerId(id).addTokenIds(token).build());
+            observer.onNext(GenerateChunk.newBuilder().setWorkerId(id).addTokenIds(token)
+                    .setHandoffUsed(request.hasHandoff() && !b.refusesHandoff()).build());
             if (stops.contains(token)) {
                 finish(request, observer, FinishReason.FINISH_REASON_STOP, k + 1, b);
                 return;
@@ -120,7 +131,8 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
         observer.onNext(GenerateChunk.newBuilder()
                 .setWorkerId(id)
                 .setFinishReason(reason)
-                .setHandoffUsed(request.hasHandoff())
+                .setHandoffUsed(request.hasHandoff() && !b.refusesHandoff())
+                .setHandoffRefusedReason(request.hasHandoff() && b.refusesHandoff() ? "handoff refused (kv_layout)" : "")
                 .setUsage(Usage.newBuilder()
                         .setPromptTokens(request.getTokenIdsCount())
                         .setCachedTokens(b.cachedTokens())

@@ -1,0 +1,164 @@
+package io.flotilla.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flotilla.protocol.v1.GenerateChunk;
+import io.flotilla.protocol.v1.GenerateRequest;
+import io.flotilla.protocol.v1.StopConditions;
+import io.flotilla.protocol.v1.WorkerServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the gateway and router add to a request: TTFT through the gateway against TTFT of the same
+ * request sent straight to a worker's gRPC Generate, at several concurrencies, and the most tokens
+ * per second the gateway streams. Needs a running cluster whose engines cost (almost) nothing:
+ *
+ * <pre>
+ * bin/flotilla up -d --workers 2 --sim-speedup 1000
+ * ./mvnw -q -pl bench test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.flotilla.e2e.GatewayOverheadBenchmark -Dexec.args="1,16,64 200"
+ * </pre>
+ * Arguments: concurrencies, requests per concurrency. Prompts are 512 token ids, unique per request
+ * (no cache effects), 16 output tokens for TTFT; the throughput run streams 512 tokens per request at
+ * the highest concurrency.
+ */
+public final class GatewayOverheadBenchmark {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final AtomicLong IDS = new AtomicLong();
+
+    public static void main(String[] args) throws Exception {
+        String[] levels = (args.length > 0 ? args[0] : "1,16,64").split(",");
+        int perLevel = args.length > 1 ? Integer.parseInt(args[1]) : 200;
+        ManagedChannel worker = NettyChannelBuilder.forAddress("127.0.0.1", 7100).usePlaintext().build();
+        warmUp(worker);
+        System.out.println("concurrency | direct TTFT p50 / p99 (ms) | gateway TTFT p50 / p99 (ms) | added p50 / p99 (ms)");
+        int max = 1;
+        for (String l : levels) {
+            int c = Integer.parseInt(l.trim());
+            max = Math.max(max, c);
+            List<Double> direct = run(c, perLevel, () -> directTtft(worker, 16));
+            List<Double> gateway = run(c, perLevel, () -> gatewayTtft(16)[0]);
+            System.out.printf("%d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f%n", c, pct(direct, 50), pct(direct, 99),
+                    pct(gateway, 50), pct(gateway, 99), pct(gateway, 50) - pct(direct, 50), pct(gateway, 99) - pct(direct, 99));
+        }
+        AtomicLong tokens = new AtomicLong();
+        long start = System.nanoTime();
+        run(max, Math.max(max * 2, 64), () -> {
+            double[] r = gatewayTtft(512);
+            tokens.addAndGet((long) r[1]);
+            return r[0];
+        });
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("streamed through the gateway: %d tokens in %.1f s = %.0f tokens/s (%d concurrent streams)%n",
+                tokens.get(), seconds, tokens.get() / seconds, max);
+        worker.shutdownNow();
+    }
+
+    private interface Sample {
+        double ms() throws Exception;
+    }
+
+    private static List<Double> run(int concurrency, int requests, Sample sample) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        List<Future<Double>> futures = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            futures.add(pool.submit(sample::ms));
+        }
+        List<Double> out = new ArrayList<>();
+        for (Future<Double> f : futures) {
+            out.add(f.get());
+        }
+        pool.shutdown();
+        Collections.sort(out);
+        return out;
+    }
+
+    private static int[] prompt() {
+        long id = IDS.incrementAndGet();
+        int[] p = new int[512];
+        for (int i = 0; i < p.length; i++) {
+            p[i] = (int) ((id * 7919 + i * 31) % 100_000);
+        }
+        return p;
+    }
+
+    private static double directTtft(ManagedChannel ch, int maxTokens) {
+        GenerateRequest.Builder r = GenerateRequest.newBuilder().setRequestId("direct-" + IDS.incrementAndGet())
+                .setStop(StopConditions.newBuilder().setMaxTokens(maxTokens).setIgnoreEos(true));
+        for (int t : prompt()) {
+            r.addTokenIds(t);
+        }
+        long t0 = System.nanoTime();
+        double ttft = -1;
+        for (Iterator<GenerateChunk> it = WorkerServiceGrpc.newBlockingStub(ch).generate(r.build()); it.hasNext(); ) {
+            GenerateChunk c = it.next();
+            if (ttft < 0 && c.getTokenIdsCount() > 0) {
+                ttft = (System.nanoTime() - t0) / 1e6;
+            }
+        }
+        return ttft;
+    }
+
+    /** TTFT in ms and completion tokens of one streamed /v1/completions request. */
+    private static double[] gatewayTtft(int maxTokens) throws Exception {
+        var body = JSON.createObjectNode().put("model", "flotilla-sim").put("max_tokens", maxTokens).put("ignore_eos", true)
+                .put("stream", true);
+        body.set("stream_options", JSON.createObjectNode().put("include_usage", true));
+        var arr = body.putArray("prompt");
+        for (int t : prompt()) {
+            arr.add(t);
+        }
+        long t0 = System.nanoTime();
+        HttpResponse<java.io.InputStream> resp = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:8000/v1/completions"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        double ttft = -1;
+        double completion = 0;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(resp.body()))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
+                    continue;
+                }
+                JsonNode chunk = JSON.readTree(line.substring(6));
+                if (ttft < 0 && chunk.path("choices").size() > 0 && !chunk.path("choices").get(0).path("text").asText().isEmpty()) {
+                    ttft = (System.nanoTime() - t0) / 1e6;
+                }
+                if (chunk.hasNonNull("usage")) {
+                    completion = chunk.get("usage").get("completion_tokens").asDouble();
+                }
+            }
+        }
+        return new double[]{ttft, completion};
+    }
+
+    private static void warmUp(ManagedChannel worker) throws Exception {
+        for (int i = 0; i < 200; i++) {
+            directTtft(worker, 4);
+            gatewayTtft(4);
+        }
+    }
+
+    private static double pct(List<Double> sorted, int p) {
+        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+}

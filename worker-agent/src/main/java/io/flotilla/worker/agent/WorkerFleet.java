@@ -6,6 +6,10 @@ import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.worker.config.WorkerProperties;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.KvTransferSupport;
+import io.flotilla.worker.kv.KvTransferNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.springframework.context.SmartLifecycle;
@@ -24,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class WorkerFleet implements SmartLifecycle {
 
+    private static final Logger log = LoggerFactory.getLogger(WorkerFleet.class);
     private static final SecureRandom EPOCHS = new SecureRandom();
 
     private final WorkerProperties properties;
@@ -78,8 +83,9 @@ public final class WorkerFleet implements SmartLifecycle {
                 StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), capacity, timing);
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.setStepListener(metrics::stepExecuted);
-                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, properties.grpcPort(i),
-                        scheduler, properties.heartbeatMs(), properties.loadReportMs());
+                KvTransferNode transfer = openTransfer(id, engine, metrics, i);
+                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, transfer,
+                        properties.grpcPort(i), scheduler, properties.heartbeatMs(), properties.loadReportMs());
                 workers.add(worker);
                 worker.start();
             }
@@ -88,6 +94,28 @@ public final class WorkerFleet implements SmartLifecycle {
             throw e;
         }
         running = true;
+    }
+
+    /** The worker's KV transfer side, or null when transfer is off for its role or its engine cannot move KV. */
+    private KvTransferNode openTransfer(WorkerIdentity id, Engine engine, WorkerMetrics metrics, int i) {
+        WorkerProperties.Transfer settings = properties.transfer();
+        if (!settings.enabledFor(properties.role())) {
+            return null;
+        }
+        KvTransferSupport kv = engine.kvTransfer().orElse(null);
+        if (kv == null) {
+            log.warn("{}: the engine cannot hand KV off (simulated engines need kv-bytes-per-block > 0); "
+                    + "Prefill is refused and handoffs are prefilled locally", id.id());
+            return null;
+        }
+        try {
+            String host = settings.listenHost() == null || settings.listenHost().isBlank()
+                    ? properties.advertisedHost() : settings.listenHost();
+            return KvTransferNode.open(id, kv, settings, host, properties.transferPort(i), clock, scheduler, metrics);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
     }
 
     @Override

@@ -6,11 +6,13 @@ import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.worker.api.WorkerGrpcService;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.kv.KvTransferNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -29,6 +31,7 @@ public final class WorkerInstance implements AutoCloseable {
     private final KvEventPublisher events;
     private final StatusReporter status;
     private final WorkerMetrics metrics;
+    private final KvTransferNode transfer;
     private final GrpcEndpoint endpoint;
     private final ScheduledExecutorService scheduler;
     private final int heartbeatMs;
@@ -37,13 +40,14 @@ public final class WorkerInstance implements AutoCloseable {
     private ScheduledFuture<?> loadReports;
 
     public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
-                          WorkerMetrics metrics, int grpcPort, ScheduledExecutorService scheduler,
-                          int heartbeatMs, int loadReportMs) {
+                          WorkerMetrics metrics, KvTransferNode transfer, int grpcPort,
+                          ScheduledExecutorService scheduler, int heartbeatMs, int loadReportMs) {
         this.identity = identity;
         this.engine = engine;
         this.events = events;
         this.status = status;
         this.metrics = metrics;
+        this.transfer = transfer;
         this.scheduler = scheduler;
         this.heartbeatMs = heartbeatMs;
         this.loadReportMs = loadReportMs;
@@ -60,6 +64,11 @@ public final class WorkerInstance implements AutoCloseable {
 
     public WorkerMetrics metrics() {
         return metrics;
+    }
+
+    /** The KV transfer side; empty when this worker neither serves Prefill nor pulls handoffs. */
+    public Optional<KvTransferNode> transfer() {
+        return Optional.ofNullable(transfer);
     }
 
     public WorkerState state() {
@@ -115,8 +124,25 @@ public final class WorkerInstance implements AutoCloseable {
                 });
     }
 
+    /**
+     * Heartbeat, after following the engine's health: an engine that stops answering makes the
+     * worker UNHEALTHY (routers stop sending it requests) until it answers again. Draining and
+     * stopped workers stay as they are.
+     */
     private void heartbeat() {
         try {
+            WorkerState state = status.state();
+            boolean healthy = engine.healthy();
+            if (state == WorkerState.WORKER_STATE_READY && !healthy) {
+                log.warn("{}: engine is not answering; leaving the routable set (UNHEALTHY)", identity.id());
+                status.setState(WorkerState.WORKER_STATE_UNHEALTHY);
+                return;
+            }
+            if (state == WorkerState.WORKER_STATE_UNHEALTHY && healthy) {
+                log.info("{}: engine answers again; READY", identity.id());
+                status.setState(WorkerState.WORKER_STATE_READY);
+                return;
+            }
             status.heartbeat();
         } catch (RuntimeException e) {
             log.debug("{} heartbeat failed: {}", identity.id(), e.toString());
@@ -131,7 +157,10 @@ public final class WorkerInstance implements AutoCloseable {
         }
     }
 
-    /** Orderly stop: STOPPED first (routers drop us at once), then the endpoint, then the engine. */
+    /**
+     * Orderly stop: STOPPED first (routers drop us at once), then the endpoint, then the engine, then
+     * the transfer agent (which owns the engine's KV memory).
+     */
     @Override
     public synchronized void close() {
         if (heartbeats != null) {
@@ -141,6 +170,9 @@ public final class WorkerInstance implements AutoCloseable {
         status.publishStopped(2000);
         endpoint.close();
         engine.close();
+        if (transfer != null) {
+            transfer.close();
+        }
         events.close();
     }
 }

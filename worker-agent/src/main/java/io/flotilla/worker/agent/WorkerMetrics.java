@@ -1,6 +1,7 @@
 package io.flotilla.worker.agent;
 
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.kv.LeaseTable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -13,13 +14,20 @@ import java.time.Duration;
 /** The metrics of one worker, tagged {@code worker=<id>}. */
 public final class WorkerMetrics {
 
+    private final MeterRegistry registry;
+    private final Tags tags;
     private final Counter prefixHitTokens;
     private final Counter prefillTokens;
     private final Timer step;
+    private final Counter handoffsUsed;
+    private final Counter transferBytes;
+    private final Timer transfer;
 
     public WorkerMetrics(MeterRegistry registry, WorkerIdentity identity, Engine engine, KvEventPublisher events,
                          StatusReporter status) {
+        this.registry = registry;
         Tags tags = Tags.of("worker", identity.id(), "role", roleName(identity), "model", identity.model());
+        this.tags = tags;
         Gauge.builder("flotilla.worker.running_requests", engine, e -> e.load().running())
                 .description("Sequences in the running batch").tags(tags).register(registry);
         Gauge.builder("flotilla.worker.waiting_requests", engine, e -> e.load().waiting())
@@ -43,11 +51,62 @@ public final class WorkerMetrics {
                 .description("Kafka sends that failed").tags(tags).register(registry);
         FunctionCounter.builder("flotilla.worker.kv_event_batches_published", events, KvEventPublisher::published)
                 .description("KV event batches acknowledged by Kafka").tags(tags).register(registry);
+        handoffsUsed = Counter.builder("flotilla.worker.handoffs_used")
+                .description("Generate requests that continued from a prefill worker's KV handoff").tags(tags)
+                .register(registry);
+        transferBytes = Counter.builder("flotilla.worker.transfer_bytes")
+                .description("KV bytes pulled from prefill workers").baseUnit("bytes").tags(tags).register(registry);
+        transfer = Timer.builder("flotilla.worker.transfer")
+                .description("Time to pull one handoff's missing KV blocks").tags(tags)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+                .register(registry);
     }
 
-    public void requestFinished(int promptTokens, int cachedTokens) {
+    /** A handoff was refused before anything moved (incompatible, expired, unsupported). */
+    public void handoffRefused(String reason) {
+        Counter.builder("flotilla.worker.handoffs_refused")
+                .description("KV handoffs refused before any transfer, by reason; the prompt was prefilled locally")
+                .tags(tags).tag("reason", reason).register(registry).increment();
+    }
+
+    /** An accepted handoff failed before the first decoded token (capacity, transfer, verification). */
+    public void handoffFallback(String reason) {
+        Counter.builder("flotilla.worker.handoff_fallbacks")
+                .description("KV handoffs that failed after acceptance, by reason; the prompt was prefilled locally")
+                .tags(tags).tag("reason", reason).register(registry).increment();
+    }
+
+    public void handoffUsed() {
+        handoffsUsed.increment();
+    }
+
+    public void kvTransferred(long bytes, Duration took) {
+        transferBytes.increment(bytes);
+        transfer.record(took);
+    }
+
+    /** Exports a prefill worker's lease counts. */
+    public void bindLeases(LeaseTable leases) {
+        Gauge.builder("flotilla.worker.kv_leases_active", leases, LeaseTable::active)
+                .description("KV transfer leases held (prefill blocks pinned for a decode worker)").tags(tags)
+                .register(registry);
+        FunctionCounter.builder("flotilla.worker.leases_granted", leases, LeaseTable::grantedTotal)
+                .description("KV transfer leases granted by Prefill").tags(tags).register(registry);
+        FunctionCounter.builder("flotilla.worker.leases_released", leases, LeaseTable::releasedTotal)
+                .description("KV transfer leases released by ReleaseKvLease").tags(tags).register(registry);
+        FunctionCounter.builder("flotilla.worker.leases_expired", leases, LeaseTable::expiredTotal)
+                .description("KV transfer leases that expired unreleased (their blocks were unpinned)").tags(tags)
+                .register(registry);
+    }
+
+    /**
+     * @param importedTokens prompt tokens whose KV came from a prefill worker's handoff: neither a
+     *                       prefix hit nor computed here
+     */
+    public void requestFinished(int promptTokens, int cachedTokens, int importedTokens) {
         prefixHitTokens.increment(cachedTokens);
-        prefillTokens.increment(Math.max(0, promptTokens - cachedTokens));
+        prefillTokens.increment(Math.max(0, promptTokens - cachedTokens - importedTokens));
     }
 
     public void stepExecuted(double stepMs) {

@@ -10,20 +10,37 @@ import io.grpc.stub.ServerCallStreamObserver;
 /**
  * Relays one request's engine output to its gRPC stream: a chunk per step, then a final chunk with
  * finish reason and usage. Runs on the engine thread and never blocks (gRPC buffers the stream).
- * After the client cancelled, nothing more is written.
+ * After the client cancelled, nothing more is written. Every chunk says whether the request
+ * continues a KV handoff; the last one also why a handoff was refused.
  */
 final class GenerateCall implements TokenSink {
 
     private final ServerCallStreamObserver<GenerateChunk> stream;
     private final String workerId;
     private final WorkerMetrics metrics;
+    private final boolean handoffUsed;
+    private final int importedTokens;
     private final String handoffRefusedReason;
 
+    /** A request prefilled here; {@code handoffRefusedReason} is empty unless a handoff was refused. */
     GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
                  String handoffRefusedReason) {
+        this(stream, workerId, metrics, false, 0, handoffRefusedReason);
+    }
+
+    /** A request continuing a handoff whose blocks brought {@code importedTokens} prompt tokens here. */
+    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
+                 int importedTokens) {
+        this(stream, workerId, metrics, true, importedTokens, "");
+    }
+
+    private GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
+                         boolean handoffUsed, int importedTokens, String handoffRefusedReason) {
         this.stream = stream;
         this.workerId = workerId;
         this.metrics = metrics;
+        this.handoffUsed = handoffUsed;
+        this.importedTokens = importedTokens;
         this.handoffRefusedReason = handoffRefusedReason;
     }
 
@@ -32,7 +49,7 @@ final class GenerateCall implements TokenSink {
         if (stream.isCancelled()) {
             return;
         }
-        GenerateChunk.Builder chunk = GenerateChunk.newBuilder().setWorkerId(workerId);
+        GenerateChunk.Builder chunk = GenerateChunk.newBuilder().setWorkerId(workerId).setHandoffUsed(handoffUsed);
         for (int t : tokens) {
             chunk.addTokenIds(t);
         }
@@ -41,7 +58,7 @@ final class GenerateCall implements TokenSink {
 
     @Override
     public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
-        metrics.requestFinished(promptTokens, cachedTokens);
+        metrics.requestFinished(promptTokens, cachedTokens, importedTokens);
         if (stream.isCancelled()) {
             return;
         }
@@ -52,6 +69,7 @@ final class GenerateCall implements TokenSink {
                         .setPromptTokens(promptTokens)
                         .setCachedTokens(cachedTokens)
                         .setCompletionTokens(completionTokens))
+                .setHandoffUsed(handoffUsed)
                 .setHandoffRefusedReason(handoffRefusedReason)
                 .build());
         stream.onCompleted();

@@ -4,6 +4,7 @@ import io.flotilla.worker.engine.DeadlineExceededException;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.RequestCancelledException;
 import io.grpc.Status;
 
 /** How engine failures map to gRPC status codes. */
@@ -21,6 +22,9 @@ final class GrpcErrors {
         }
         if (error instanceof EngineUnavailableException) {
             return Status.UNAVAILABLE.withDescription(error.getMessage());
+        }
+        if (error instanceof RequestCancelledException) {
+            return Status.CANCELLED.withDescription(error.getMessage());
         }
         if (error instanceof DeadlineExceededException) {
             return Status.DEADLINE_EXCEEDED.withDescription(error.getMessage());

@@ -14,14 +14,13 @@ import io.flotilla.protocol.v1.ReleaseKvLeaseRequest;
 import io.flotilla.protocol.v1.ReleaseKvLeaseResponse;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.flotilla.worker.agent.WorkerInstance;
-import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.kv.KvTransferNode;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 import java.time.Duration;
-import java.time.Instant;
 
 /** WorkerService of one worker: thin translation between gRPC and the worker's engine. */
 public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImplBase {
@@ -35,39 +34,69 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
     @Override
     public void generate(GenerateRequest request, StreamObserver<GenerateChunk> observer) {
         ServerCallStreamObserver<GenerateChunk> stream = (ServerCallStreamObserver<GenerateChunk>) observer;
-        String invalid = validate(request);
+        String invalid = EngineRequests.invalid(request, worker.identity());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
-        // KV transfer between workers lands with disaggregation; until then a handoff is refused and
-        // the prompt is prefilled here, which ARCHITECTURE allows as the fallback for any handoff failure.
-        String refused = request.hasHandoff() ? "kv transfer is not available on this worker; prefilled locally" : "";
-        GenerateCall call = new GenerateCall(stream, worker.identity().id(), worker.metrics(), refused);
+        CancelRelay relay = new CancelRelay();
+        stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
+        if (request.hasHandoff()) {
+            HandoffDecode.start(worker, request, stream, relay);
+        } else {
+            submitLocal(worker, request, stream, relay, "");
+        }
+    }
+
+    /** Runs {@code request} on the worker's engine from its prompt (no handoff, or a refused one). */
+    static void submitLocal(WorkerInstance worker, GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream,
+                            CancelRelay relay, String handoffRefusedReason) {
+        GenerateCall call = new GenerateCall(stream, worker.identity().id(), worker.metrics(), handoffRefusedReason);
         RequestHandle handle;
         try {
-            handle = worker.engine().submit(toEngineRequest(request), call);
+            handle = worker.engine().submit(EngineRequests.of(request), call);
         } catch (RuntimeException e) {
-            observer.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
             return;
         }
-        stream.setOnCancelHandler(handle::cancel);
-        if (stream.isCancelled()) { // cancelled before the handler was installed
-            handle.cancel();
+        relay.attach(handle);
+    }
+
+    /**
+     * Prefill only: the prompt's KV stays pinned under a transfer lease and the answer is the handoff
+     * a decode worker continues from. Workers without a transfer side answer UNIMPLEMENTED.
+     */
+    @Override
+    public void prefill(PrefillRequest request, StreamObserver<PrefillResult> observer) {
+        ServerCallStreamObserver<PrefillResult> stream = (ServerCallStreamObserver<PrefillResult>) observer;
+        KvTransferNode transfer = worker.transfer().orElse(null);
+        if (transfer == null) {
+            observer.onError(Status.UNIMPLEMENTED
+                    .withDescription("prefill-only execution is not available on " + worker.identity().id() + " (role "
+                            + worker.identity().role() + ", no KV transfer agent)")
+                    .asRuntimeException());
+            return;
+        }
+        String invalid = EngineRequests.invalid(request, worker.identity());
+        if (invalid != null) {
+            observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
+            return;
+        }
+        CancelRelay relay = new CancelRelay();
+        stream.setOnCancelHandler(relay::cancel);
+        try {
+            relay.attach(transfer.engine().prefill(EngineRequests.of(request),
+                    new PrefillCall(worker.identity(), transfer, request, stream)));
+        } catch (RuntimeException e) {
+            observer.onError(GrpcErrors.toStatus(e).asRuntimeException());
         }
     }
 
-    @Override
-    public void prefill(PrefillRequest request, StreamObserver<PrefillResult> observer) {
-        observer.onError(Status.UNIMPLEMENTED
-                .withDescription("prefill-only execution is not available on this worker (role "
-                        + worker.identity().role() + ")")
-                .asRuntimeException());
-    }
-
+    /** Unpins a handoff's blocks at once; {@code released} is false when no such lease is held. */
     @Override
     public void releaseKvLease(ReleaseKvLeaseRequest request, StreamObserver<ReleaseKvLeaseResponse> observer) {
-        observer.onNext(ReleaseKvLeaseResponse.newBuilder().setReleased(false).build());
+        boolean released = worker.transfer().map(t -> t.leases().release(request.getLeaseId())).orElse(false);
+        observer.onNext(ReleaseKvLeaseResponse.newBuilder().setReleased(released).build());
         observer.onCompleted();
     }
 
@@ -95,44 +124,5 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         int cleared = worker.engine().clearCache();
         observer.onNext(ClearKvCacheResponse.newBuilder().setBlocksCleared(cleared).build());
         observer.onCompleted();
-    }
-
-    private String validate(GenerateRequest r) {
-        if (r.getRequestId().isBlank()) {
-            return "request_id is required";
-        }
-        if (!r.getModel().isEmpty() && !r.getModel().equals(worker.identity().model())) {
-            return "model '" + r.getModel() + "' is not served by " + worker.identity().id()
-                    + " (it serves '" + worker.identity().model() + "')";
-        }
-        if (r.getTokenIdsCount() == 0) {
-            return "token_ids must not be empty";
-        }
-        if (r.hasStop() && r.getStop().getMaxTokens() == 0) {
-            return "stop.max_tokens must be at least 1";
-        }
-        if (!r.hasStop()) {
-            return "stop conditions with max_tokens are required";
-        }
-        if (r.hasSampling() && (r.getSampling().getTemperature() < 0 || Float.isNaN(r.getSampling().getTemperature()))) {
-            return "sampling.temperature must be >= 0";
-        }
-        return null;
-    }
-
-    private static EngineRequest toEngineRequest(GenerateRequest r) {
-        int[] tokens = new int[r.getTokenIdsCount()];
-        for (int i = 0; i < tokens.length; i++) {
-            tokens[i] = r.getTokenIds(i); // uint32 >= 2^31 arrive negative and are rejected by the engine
-        }
-        int[] stops = new int[r.getStop().getStopTokenIdsCount()];
-        for (int i = 0; i < stops.length; i++) {
-            stops[i] = r.getStop().getStopTokenIds(i);
-        }
-        Long seed = r.hasSampling() && r.getSampling().getHasSeed() ? r.getSampling().getSeed() : null;
-        double temperature = r.hasSampling() ? r.getSampling().getTemperature() : 0.0;
-        Instant deadline = r.getDeadlineMs() > 0 ? Instant.ofEpochMilli(r.getDeadlineMs()) : null;
-        return new EngineRequest(r.getRequestId(), tokens, r.getStop().getMaxTokens(), stops,
-                r.getStop().getIgnoreEos(), temperature, seed, deadline);
     }
 }

@@ -1,10 +1,13 @@
 package io.flotilla.worker.config;
 
+import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.kafka.ProtoSerializer;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.worker.agent.EngineFactory;
 import io.flotilla.worker.agent.WorkerFleet;
 import io.flotilla.worker.agent.WorkerInstance;
+import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
+import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
@@ -21,8 +24,10 @@ import org.springframework.context.annotation.Configuration;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -80,8 +85,12 @@ class WorkerConfig {
         }
     }
 
+    /** The engine each worker runs in front of: {@code flotilla.worker.engine} = sim or openai-http. */
     @Bean
-    EngineFactory simulatedEngineFactory(WorkerProperties properties, TimingModel timing) {
+    EngineFactory engineFactory(WorkerProperties properties, TimingModel timing, Clock clock) {
+        if ("openai-http".equals(properties.engine())) {
+            return externalEngineFactory(properties, clock);
+        }
         WorkerProperties.Sim sim = properties.sim();
         return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
                 .blockSize(sim.blockSize())
@@ -96,6 +105,27 @@ class WorkerConfig {
                 .namespace(identity.namespace())
                 .timing(timing)
                 .build(), identity.id() + "-engine");
+    }
+
+    /**
+     * An adapter in front of the external engine server {@code flotilla.worker.http} names (vLLM or
+     * SGLang). It hashes with the worker's namespace and block size, so its KV events carry the seq
+     * hashes the gateway computes; one worker per engine server.
+     */
+    private static EngineFactory externalEngineFactory(WorkerProperties properties, Clock clock) {
+        if (properties.instances() != 1) {
+            throw new IllegalStateException("flotilla.worker.engine=openai-http fronts one engine server per worker;"
+                    + " set flotilla.worker.instances=1 (got " + properties.instances() + ")");
+        }
+        WorkerProperties.Http http = properties.http();
+        String served = http.servedModel() == null || http.servedModel().isBlank() ? properties.model() : http.servedModel();
+        OpenAiEngineSettings settings = new OpenAiEngineSettings(URI.create(http.url()), served, http.kvEvents(),
+                http.kvEventsReplay(), http.kvEventsTopic(), http.metricsPath(), http.healthPath(), http.clearCachePath(),
+                Duration.ofMillis(http.scrapeIntervalMs()), http.unhealthyAfter(), Duration.ofMillis(http.connectTimeoutMs()),
+                Duration.ofMillis(http.requestTimeoutMs()), Duration.ofMillis(http.replayTimeoutMs()), http.maxInFlight(),
+                http.returnTokenIds());
+        return (identity, index) -> OpenAiHttpEngine.start(settings, new BlockHasher(identity.namespace(), identity.blockSize()),
+                clock, identity.id() + "-engine");
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.protocol.Ports;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -31,6 +32,8 @@ import org.springframework.validation.annotation.Validated;
  * @param tokenizerId    tokenizer identity that goes into the block-hash namespace
  * @param dtype          KV cache dtype, part of the advertised kv_layout
  * @param sim            simulated engine settings
+ * @param transfer       KV transfer between workers (disaggregated prefill/decode)
+ * @param http           external engine server settings, used when {@code engine = openai-http}
  */
 @Validated
 @ConfigurationProperties("flotilla.worker")
@@ -50,7 +53,9 @@ public record WorkerProperties(
         @DefaultValue("10000") @Min(1) int eventBuffer,
         @DefaultValue("cl100k_base") @NotBlank String tokenizerId,
         @DefaultValue("bf16") @NotBlank String dtype,
-        @DefaultValue Sim sim) {
+        @DefaultValue Sim sim,
+        @DefaultValue @Valid Transfer transfer,
+        @DefaultValue @Valid Http http) {
 
     /**
      * Simulated engine settings (ARCHITECTURE "Simulated engine").
@@ -77,6 +82,83 @@ public record WorkerProperties(
             @DefaultValue("1.0") double speedup,
             String profile,
             @DefaultValue("0") long seed) {
+    }
+
+    /**
+     * KV transfer between workers (ARCHITECTURE "Disaggregated (prefill first)"). A worker with
+     * transfer on runs one transfer agent on its transfer port, serves {@code Prefill} and pulls the
+     * KV of handoffs it receives; with transfer off it refuses {@code Prefill} and prefills every
+     * handoff locally.
+     *
+     * @param enabled       on or off; unset: on for the prefill and decode roles, off for aggregated
+     * @param engine        transfer engine: auto (native library if it loads, else pure Java), native, java
+     * @param backends      backends to enable, e.g. {@code tcp,shm}; empty: the engine's default
+     * @param listenHost    address the agent binds and advertises; default: the advertised host
+     * @param leaseTtlMs    how long a prefill worker keeps a handoff's blocks pinned when nobody
+     *                      releases them
+     * @param pullTimeoutMs longest a decode worker waits for a handoff's blocks before it prefills locally
+     * @param pullThreads   threads pulling handoffs (each waits on one transfer at a time)
+     * @param ioTimeoutMs   the agent's send/receive timeout on its connections
+     */
+    public record Transfer(
+            Boolean enabled,
+            @DefaultValue("auto") @Pattern(regexp = "auto|native|java") String engine,
+            @DefaultValue("") @Pattern(regexp = "((tcp|shm|ucx)(,(tcp|shm|ucx))*)?") String backends,
+            String listenHost,
+            @DefaultValue("30000") @Min(100) int leaseTtlMs,
+            @DefaultValue("10000") @Min(10) int pullTimeoutMs,
+            @DefaultValue("2") @Min(1) @Max(64) int pullThreads,
+            @DefaultValue("30000") @Min(100) int ioTimeoutMs) {
+
+        /** Whether a worker of {@code role} runs a transfer agent. */
+        public boolean enabledFor(String role) {
+            return enabled != null ? enabled : !"aggregated".equals(role);
+        }
+    }
+
+    /**
+     * An external engine server (vLLM or SGLang) the worker fronts when {@code engine = openai-http}
+     * (see {@code worker-agent/ENGINES.md}). One worker per engine server: {@code instances} must be 1.
+     * The block size Flotilla hashes with stays {@code sim.block-size}; it must equal the engine's
+     * {@code --block-size} (a mismatch is logged loudly at start-up and every KV event is rejected).
+     *
+     * @param url              base URL of the engine's OpenAI-compatible HTTP server
+     * @param servedModel      model name the engine serves (the {@code model} field sent to it);
+     *                         default: {@code flotilla.worker.model}
+     * @param kvEvents         the engine's ZMQ KV event PUB endpoint, e.g. {@code tcp://localhost:5557};
+     *                         empty: no KV events (the worker reports an empty cache)
+     * @param kvEventsReplay   the engine's ZMQ replay endpoint, e.g. {@code tcp://localhost:5558}; empty:
+     *                         every event gap resyncs the worker's view (AllBlocksCleared)
+     * @param kvEventsTopic    KV event topic to subscribe to (vLLM's {@code topic}); empty: all topics
+     * @param metricsPath      path of the engine's Prometheus endpoint
+     * @param healthPath       path of the engine's health endpoint (200 = healthy)
+     * @param clearCachePath   path to POST to drop the engine's prefix cache (vLLM:
+     *                         {@code /reset_prefix_cache}, SGLang: {@code /flush_cache})
+     * @param scrapeIntervalMs interval of health and metrics scrapes
+     * @param unhealthyAfter   consecutive failed scrapes after which the engine counts as unhealthy
+     * @param connectTimeoutMs TCP connect timeout to the engine
+     * @param requestTimeoutMs longest silence on a response stream before the request fails
+     * @param replayTimeoutMs  how long a KV event replay may take before the gap counts as lost
+     * @param maxInFlight      requests in flight to the engine before the worker answers RESOURCE_EXHAUSTED
+     * @param returnTokenIds   send {@code "return_token_ids": true} (vLLM 0.10 and later return the
+     *                         generated ids with it; turn off for servers that reject unknown fields)
+     */
+    public record Http(
+            @DefaultValue("http://localhost:8000") @NotBlank String url,
+            String servedModel,
+            @DefaultValue("") String kvEvents,
+            @DefaultValue("") String kvEventsReplay,
+            @DefaultValue("") String kvEventsTopic,
+            @DefaultValue("/metrics") @NotBlank String metricsPath,
+            @DefaultValue("/health") @NotBlank String healthPath,
+            @DefaultValue("/reset_prefix_cache") @NotBlank String clearCachePath,
+            @DefaultValue("250") @Min(10) int scrapeIntervalMs,
+            @DefaultValue("4") @Min(1) int unhealthyAfter,
+            @DefaultValue("2000") @Min(1) int connectTimeoutMs,
+            @DefaultValue("60000") @Min(1) int requestTimeoutMs,
+            @DefaultValue("1000") @Min(1) int replayTimeoutMs,
+            @DefaultValue("1024") @Min(1) int maxInFlight,
+            @DefaultValue("true") boolean returnTokenIds) {
     }
 
     /** The KV layout string workers advertise and hash with, e.g. {@code bf16/bs16/paged}. */

@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -61,6 +62,25 @@ public interface Engine extends AutoCloseable {
      * duration in milliseconds. Engines without observable steps (remote servers) never call it.
      */
     default void setStepListener(java.util.function.DoubleConsumer stepMs) {
+    }
+
+    /**
+     * Prefill-only execution and KV import through the worker's transfer agent, for disaggregated
+     * serving; empty when the engine cannot (the worker then refuses Prefill and prefills every
+     * handoff locally).
+     */
+    default Optional<KvTransferSupport> kvTransfer() {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the engine can serve now. An in-process engine is healthy while it is open; an
+     * adapter for an external server answers from its last health checks (see the adapter), so
+     * this is cheap and never blocks. The agent publishes UNHEALTHY while it is false, which takes
+     * the worker out of the routable set without dropping its KV state.
+     */
+    default boolean healthy() {
+        return true;
     }
 
     /**

@@ -10,6 +10,8 @@ import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.KvEventBatch;
+import io.flotilla.protocol.v1.KvHandoff;
+import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.KvSnapshot;
 import io.flotilla.protocol.v1.KvSnapshotRequest;
 import io.flotilla.protocol.v1.StopConditions;
@@ -95,6 +97,21 @@ class WorkerAgentKafkaTest {
                         .isInstanceOfSatisfying(StatusRuntimeException.class,
                                 e -> assertThat(e.getStatus().getDescription()).contains("is not served by"));
 
+                // An aggregated worker has no transfer side: no Prefill, and a handoff is prefilled locally.
+                assertThatThrownBy(() -> stub.prefill(PrefillRequest.newBuilder().setRequestId("p1").addTokenIds(1).build()))
+                        .isInstanceOfSatisfying(StatusRuntimeException.class,
+                                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
+                GenerateRequest.Builder withHandoff = GenerateRequest.newBuilder().setRequestId("r6")
+                        .setStop(StopConditions.newBuilder().setMaxTokens(8).setIgnoreEos(true))
+                        .setHandoff(KvHandoff.newBuilder().setSourceWorkerId("elsewhere").setSourceEpoch(1));
+                for (int t : prompt) {
+                    withHandoff.addTokenIds(t);
+                }
+                List<GenerateChunk> chunks = new ArrayList<>();
+                stub.generate(withHandoff.build()).forEachRemaining(chunks::add);
+                assertThat(chunks.get(chunks.size() - 1).getHandoffRefusedReason()).contains("unsupported");
+                assertThat(chunks.stream().flatMap(c -> c.getTokenIdsList().stream()).toList()).isEqualTo(first.tokens);
+
                 KvSnapshot snapshot = stub.getKvSnapshot(KvSnapshotRequest.getDefaultInstance());
                 assertThat(snapshot.getWorkerId()).isEqualTo(workerId);
                 assertThat(snapshot.getSeqHashesCount()).isGreaterThanOrEqualTo(6);
@@ -124,7 +141,7 @@ class WorkerAgentKafkaTest {
                         .contains("flotilla_worker_running_requests{").contains("flotilla_worker_kv_usage_ratio{")
                         .contains("flotilla_worker_prefill_tokens_total{").contains("flotilla_worker_step_seconds_count{")
                         .contains("flotilla_worker_kv_events_dropped_total{");
-                assertThat(metricValue(metrics, "flotilla_worker_prefix_hit_tokens_total", workerId)).isEqualTo(96.0);
+                assertThat(metricValue(metrics, "flotilla_worker_prefix_hit_tokens_total", workerId)).as("r2 and r6").isEqualTo(192.0);
             } finally {
                 channel.shutdownNow();
             }

@@ -16,7 +16,9 @@ import java.util.List;
  *   <li>prefill chunks of running sequences not done prefilling, oldest first;</li>
  *   <li>admission from the waiting queue while fewer than {@code maxRunning} run, skipped in a step
  *       that preempted. A sequence starts from the longest resident prefix of its tokens, excluding
- *       the last token (it must be computed to sample), and prefills at most the remaining budget;
+ *       the last token (it must be computed to sample), and prefills at most the remaining budget
+ *       (a continuation's imported blocks are part of that prefix: it releases the references it
+ *       held while waiting and takes them again, with no allocation in between);
  *       admission stops at the first sequence whose chunk cannot get blocks without preempting.</li>
  * </ol>
  * When a running sequence needs a block and none is free or evictable, the youngest running
@@ -116,6 +118,7 @@ final class BatchPlanner {
                 return;
             }
             waiting.pollFirst();
+            seq.releaseBlocks(pool); // a continuation's imported blocks, held while it waited; matched below
             for (int b = 0; b < matched; b++) {
                 int slot = pool.lookup(seq.seqHash(b, hasher));
                 pool.retain(slot);

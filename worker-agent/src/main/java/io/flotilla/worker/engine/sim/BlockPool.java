@@ -151,6 +151,18 @@ public final class BlockPool {
      * written and {@code BlockStored} emitted. Returns the slot that now holds the block.
      */
     public int register(int slot, long parentHash, long hash, long localHash) {
+        return register(slot, parentHash, hash, localHash, true);
+    }
+
+    /**
+     * As {@link #register(int, long, long, long)} for a block whose bytes were imported into
+     * {@code slot} from another engine: the payload is kept as it is (the importer verified it).
+     */
+    public int registerImported(int slot, long parentHash, long hash, long localHash) {
+        return register(slot, parentHash, hash, localHash, false);
+    }
+
+    private int register(int slot, long parentHash, long hash, long localHash, boolean fillPattern) {
         if (refCount[slot] <= 0 || registered[slot]) {
             throw new IllegalStateException("slot " + slot + " is not an active unregistered block");
         }
@@ -163,7 +175,7 @@ public final class BlockPool {
         registered[slot] = true;
         seqHash[slot] = hash;
         index.put(hash, slot);
-        if (payloads != null) {
+        if (payloads != null && fillPattern) {
             payloads.fillPattern(slot, hash);
         }
         events.stored(parentHash, hash, localHash);

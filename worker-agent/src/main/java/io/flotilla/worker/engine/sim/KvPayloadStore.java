@@ -1,5 +1,8 @@
 package io.flotilla.worker.engine.sim;
 
+import io.flotilla.worker.engine.KvBlockRef;
+import io.flotilla.worker.engine.KvMemory;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -10,7 +13,9 @@ import java.nio.ByteBuffer;
  *
  * <p>Not thread-safe: the engine guards it with its lock. A slot's bytes are meaningful only while
  * the pool says the slot holds a registered block; a reader must keep the block referenced (a
- * future transfer lease) for as long as it reads.
+ * transfer lease pins it) for as long as it reads. Slab i is region i of {@link KvBlockRef}s; with
+ * {@link #useMemory} the slabs come from a transfer agent's registered memory, and after
+ * {@link #close()} no slab is touched again (that memory may be unmapped).
  */
 public final class KvPayloadStore {
 
@@ -21,6 +26,8 @@ public final class KvPayloadStore {
     private final int blocksPerSlab;
     private final long layoutSeed;
     private final ByteBuffer[] slabs;
+    private KvMemory memory;
+    private boolean closed;
 
     public KvPayloadStore(int totalBlocks, int bytesPerBlock, String kvLayout) {
         if (totalBlocks <= 0 || bytesPerBlock <= 0) {
@@ -38,6 +45,29 @@ public final class KvPayloadStore {
     }
 
     /**
+     * Takes slabs from {@code memory} from now on.
+     *
+     * @throws IllegalStateException when a slab was already allocated
+     */
+    public void useMemory(KvMemory memory) {
+        if (allocatedBytes() > 0) {
+            throw new IllegalStateException("KV payload memory is already allocated");
+        }
+        this.memory = memory;
+    }
+
+    /** Where slot {@code slot}'s bytes lie (allocating its slab if needed), labelled {@code seqHash}. */
+    public KvBlockRef locate(int slot, long seqHash) {
+        block(slot);
+        return new KvBlockRef(seqHash, slot / blocksPerSlab, (long) (slot % blocksPerSlab) * bytesPerBlock, bytesPerBlock);
+    }
+
+    /** Stops all access: every later call that touches bytes throws {@link IllegalStateException}. */
+    public void close() {
+        closed = true;
+    }
+
+    /**
      * A view of slot {@code slot}'s bytes: position 0, limit {@link #bytesPerBlock()}. Writes through
      * it change the block. Valid until the store is dropped.
      */
@@ -45,11 +75,17 @@ public final class KvPayloadStore {
         if (slot < 0 || slot >= totalBlocks) {
             throw new IndexOutOfBoundsException("slot " + slot + " outside [0, " + totalBlocks + ")");
         }
+        if (closed) {
+            throw new IllegalStateException("the KV payload store is closed");
+        }
         int s = slot / blocksPerSlab;
         ByteBuffer slab = slabs[s];
         if (slab == null) {
-            int blocks = Math.min(blocksPerSlab, totalBlocks - s * blocksPerSlab);
-            slab = ByteBuffer.allocateDirect(blocks * bytesPerBlock);
+            int bytes = Math.min(blocksPerSlab, totalBlocks - s * blocksPerSlab) * bytesPerBlock;
+            slab = memory == null ? ByteBuffer.allocateDirect(bytes) : memory.region(s, bytes);
+            if (!slab.isDirect() || slab.capacity() != bytes) {
+                throw new IllegalStateException("KV memory region " + s + " must be a direct buffer of " + bytes + " bytes");
+            }
             slabs[s] = slab;
         }
         return slab.slice((slot % blocksPerSlab) * bytesPerBlock, bytesPerBlock);

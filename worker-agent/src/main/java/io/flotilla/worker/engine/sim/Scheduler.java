@@ -11,6 +11,7 @@ import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
 import io.flotilla.worker.engine.KvEventListener;
+import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
 import io.flotilla.worker.engine.TokenSink;
@@ -31,6 +32,10 @@ import java.util.Map;
  *
  * <p>KV events go to the listener at the end of every public operation that changed the resident
  * set, one batch per operation, so between calls the event position and the pool always agree.
+ *
+ * <p>Disaggregated serving ({@link KvExchange}) adds prefill-only sequences, whose prompt blocks end
+ * pinned by a {@link PromptPin} instead of released, and continuations of requests prefilled
+ * elsewhere, over blocks brought in by a {@link BlockImport}.
  */
 public final class Scheduler {
 
@@ -72,6 +77,12 @@ public final class Scheduler {
      * @throws EngineOverloadedException  when {@code maxWaiting} requests already wait
      */
     public RequestHandle submit(EngineRequest request, TokenSink sink) {
+        checkAdmissible(request);
+        return enqueue(new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
+    }
+
+    /** The checks every new request passes before it is queued. */
+    void checkAdmissible(EngineRequest request) {
         RequestValidator.validate(request, config);
         String id = request.requestId();
         if (draining) {
@@ -83,9 +94,11 @@ public final class Scheduler {
         if (waiting.size() >= config.maxWaiting()) {
             throw new EngineOverloadedException("waiting queue is full (" + config.maxWaiting() + " requests)");
         }
-        Sequence seq = new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed()));
+    }
+
+    RequestHandle enqueue(Sequence seq) {
         waiting.addLast(seq);
-        inFlight.put(id, seq);
+        inFlight.put(seq.id, seq);
         return new Handle(seq);
     }
 
@@ -142,9 +155,14 @@ public final class Scheduler {
                     seq.emitTokens(new int[] {token});
                     FinishReason reason = finishReason(seq, token);
                     if (reason != null && !seq.sinkFailed) {
+                        PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, hasher);
                         retire(seq);
                         finished.add(seq.id);
-                        seq.emitFinish(reason);
+                        if (pinned != null) {
+                            seq.emitPrefilled(pinned);
+                        } else {
+                            seq.emitFinish(reason);
+                        }
                     }
                 }
                 if (seq.sinkFailed && seq.state != Sequence.State.FINISHED) {
@@ -207,7 +225,7 @@ public final class Scheduler {
     public EngineLoad load() {
         long prefillTokens = 0;
         for (Sequence s : waiting) {
-            prefillTokens += s.length;
+            prefillTokens += s.length - Math.min(s.length, s.slotCount() * blockSize); // a continuation holds imported blocks
         }
         for (Sequence s : running) {
             prefillTokens += s.decoding ? 0 : s.remaining();
@@ -219,6 +237,10 @@ public final class Scheduler {
     /** The position of the last KV event batch delivered (0 before any). */
     public long eventPosition() {
         return eventPosition;
+    }
+
+    BlockHasher hasher() {
+        return hasher;
     }
 
     /** The pool, for inspection and KV transfer; mutate it only through the scheduler. */
@@ -271,7 +293,7 @@ public final class Scheduler {
     }
 
     /** STOP on a stop token or eos (never eos under ignore_eos), LENGTH at max tokens, else null. */
-    private FinishReason finishReason(Sequence seq, int token) {
+    FinishReason finishReason(Sequence seq, int token) {
         boolean eos = token == config.eosTokenId();
         if (!(eos && seq.request.ignoreEos())) {
             if (eos) {
@@ -324,7 +346,7 @@ public final class Scheduler {
         }
     }
 
-    private void flushEvents() {
+    void flushEvents() {
         if (!pool.hasPendingEvents()) {
             return;
         }
@@ -338,7 +360,7 @@ public final class Scheduler {
     }
 
     /** A request's handle; cancel goes through the scheduler, so callers must serialise it too. */
-    private final class Handle implements RequestHandle {
+    final class Handle implements RequestHandle {
         private final Sequence seq;
 
         Handle(Sequence seq) {

@@ -3,6 +3,8 @@ package io.flotilla.worker.engine.sim;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.PrefillSink;
+import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.engine.TokenSink;
 
 import java.util.Arrays;
@@ -16,6 +18,11 @@ import java.util.Arrays;
  * {@code [0, computed)} are registered, a partial last block is not. Invariant while running:
  * {@code slotCount == ceil(computed / blockSize)}, except between scheduling and completing a
  * step, when slots for the planned tokens are already held.
+ *
+ * <p>Two variants for disaggregated serving: a <i>prefill-only</i> sequence ({@link #prefillSink} set)
+ * ends after its first token by handing its pinned prompt blocks to that sink; a <i>continuation</i>
+ * starts with its first token already generated elsewhere ({@link #continueFrom}) and, while it
+ * waits, may hold references to imported prompt blocks, which admission releases and re-acquires.
  */
 final class Sequence {
 
@@ -41,6 +48,8 @@ final class Sequence {
     int cachedTokens = -1;
     /** The sink threw: the client is gone and the request must be dropped. */
     boolean sinkFailed;
+    /** Set for a prefill-only sequence: it receives the pinned prompt instead of onFinish. */
+    PrefillSink prefillSink;
     private boolean terminated;
 
     private int[] slots = new int[4];
@@ -90,6 +99,16 @@ final class Sequence {
             pool.release(slots[b]);
         }
         slotCount = 0;
+    }
+
+    /** The token at position {@code i} (prompt, then generated tokens). */
+    int tokenAt(int i) {
+        return tokens[i];
+    }
+
+    /** Starts a continuation: {@code firstToken} counts as output token 0, already sent. */
+    void continueFrom(int firstToken) {
+        appendToken(firstToken);
     }
 
     void appendToken(int token) {
@@ -153,6 +172,21 @@ final class Sequence {
             sink.onFinish(reason, promptLength, Math.max(0, cachedTokens), generated);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "token sink of " + id + " failed in onFinish", e);
+        }
+    }
+
+    /** A prefill-only sequence's result; when the sink is gone or throws, the pin is released. */
+    void emitPrefilled(PrefilledKv kv) {
+        if (terminated) {
+            kv.pin().release();
+            return;
+        }
+        terminated = true;
+        try {
+            prefillSink.onPrefilled(kv);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "prefill sink of " + id + " failed", e);
+            kv.pin().release();
         }
     }
 

@@ -6,6 +6,7 @@ import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.KvEventListener;
+import io.flotilla.worker.engine.KvTransferSupport;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
 import io.flotilla.worker.engine.TokenSink;
@@ -13,6 +14,7 @@ import io.flotilla.worker.engine.TokenSink;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -51,6 +53,8 @@ public final class SimulatedEngine implements Engine {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workArrived = lock.newCondition();
     private final Scheduler scheduler;
+    private final KvExchange exchange;
+    private final SimKvTransfer transfer;
     private volatile KvEventListener listener;
     private volatile DoubleConsumer stepListener = ms -> { };
     private Thread driver;
@@ -62,6 +66,8 @@ public final class SimulatedEngine implements Engine {
         this.clock = clock;
         this.sleeper = sleeper;
         this.scheduler = new Scheduler(config, this::deliverEvents);
+        this.exchange = new KvExchange(scheduler);
+        this.transfer = config.kvBytesPerBlock() > 0 ? new SimKvTransfer(this) : null;
     }
 
     /** An engine on the system clock, already started. */
@@ -134,6 +140,12 @@ public final class SimulatedEngine implements Engine {
         this.listener = listener;
     }
 
+    /** Present when KV payloads are enabled ({@code kvBytesPerBlock > 0}). */
+    @Override
+    public Optional<KvTransferSupport> kvTransfer() {
+        return Optional.ofNullable(transfer);
+    }
+
     @Override
     public CompletableFuture<Void> drain() {
         CompletableFuture<Void> future;
@@ -164,6 +176,38 @@ public final class SimulatedEngine implements Engine {
             s.pool().payloads().read(slot, dst);
             return true;
         });
+    }
+
+    /** Submits through the {@link KvExchange} under the lock, wakes the driver, serialises cancel. */
+    RequestHandle submitExchange(Function<KvExchange, RequestHandle> submit) {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new EngineUnavailableException("engine is closed");
+            }
+            RequestHandle handle = submit.apply(exchange);
+            workArrived.signal();
+            return new LockedHandle(handle);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    KvExchange exchange() {
+        return exchange;
+    }
+
+    /** Runs {@code action} on the {@link KvExchange} under the lock; fails when the engine is closed. */
+    <T> T withExchange(Function<KvExchange, T> action) {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new EngineUnavailableException("engine is closed");
+            }
+            return action.apply(exchange);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Runs {@code action} on the scheduler under the engine lock (inspection, tests, KV transfer). */
@@ -209,6 +253,9 @@ public final class SimulatedEngine implements Engine {
             closed = true;
             scheduler.startDrain();
             scheduler.failAll(new EngineUnavailableException("engine closed"));
+            if (scheduler.pool().payloads() != null) {
+                scheduler.pool().payloads().close(); // its memory may belong to a transfer agent closed next
+            }
             workArrived.signalAll();
             t = driver;
         } finally {

@@ -1,0 +1,73 @@
+package io.flotilla.worker.api;
+
+import io.flotilla.protocol.v1.KvHandoff;
+import io.flotilla.protocol.v1.PrefillRequest;
+import io.flotilla.protocol.v1.PrefillResult;
+import io.flotilla.protocol.v1.Usage;
+import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.engine.PrefillSink;
+import io.flotilla.worker.engine.PrefilledKv;
+import io.flotilla.worker.kv.HandoffBuilder;
+import io.flotilla.worker.kv.KvLease;
+import io.flotilla.worker.kv.KvTransferNode;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+
+/**
+ * Answers one Prefill: puts the engine's pinned prompt under a transfer lease and replies with the
+ * handoff. Invariant: the pin ends up either in the lease table or released, never neither; a
+ * client that cancelled before the answer gets nothing and the pin is released at once.
+ */
+final class PrefillCall implements PrefillSink {
+
+    private final WorkerIdentity identity;
+    private final KvTransferNode transfer;
+    private final PrefillRequest request;
+    private final ServerCallStreamObserver<PrefillResult> stream;
+
+    PrefillCall(WorkerIdentity identity, KvTransferNode transfer, PrefillRequest request,
+                ServerCallStreamObserver<PrefillResult> stream) {
+        this.identity = identity;
+        this.transfer = transfer;
+        this.request = request;
+        this.stream = stream;
+    }
+
+    @Override
+    public void onPrefilled(PrefilledKv kv) {
+        if (stream.isCancelled()) {
+            kv.pin().release();
+            return;
+        }
+        KvLease lease;
+        try {
+            lease = transfer.leases().grant(request.getRequestId(), kv.blocks().size(), kv.pin());
+        } catch (IllegalStateException e) {
+            stream.onError(Status.UNAVAILABLE.withDescription("worker is shutting down").asRuntimeException());
+            return;
+        }
+        KvHandoff handoff;
+        try {
+            handoff = HandoffBuilder.build(identity, request, kv, lease, transfer.regions(), transfer.agentMetadata());
+        } catch (RuntimeException e) {
+            transfer.leases().release(lease.id());
+            stream.onError(Status.INTERNAL.withDescription("cannot describe the handoff: " + e).asRuntimeException());
+            return;
+        }
+        stream.onNext(PrefillResult.newBuilder()
+                .setHandoff(handoff)
+                .setUsage(Usage.newBuilder()
+                        .setPromptTokens(kv.promptTokens())
+                        .setCachedTokens(kv.cachedTokens())
+                        .setCompletionTokens(1))
+                .build());
+        stream.onCompleted();
+    }
+
+    @Override
+    public void onError(Throwable error) {
+        if (!stream.isCancelled()) {
+            stream.onError(GrpcErrors.toStatus(error).asRuntimeException());
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.flotilla.worker.engine.openai;
+
+import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.InvalidRequestException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Request bodies for {@code POST /v1/completions} on vLLM and SGLang, with a token-id prompt:
+ * {@code "prompt": [ids]}, {@code max_tokens}, {@code temperature}, {@code seed},
+ * {@code stop_token_ids}, {@code ignore_eos} (vLLM and SGLang extensions), and for streams
+ * {@code "stream": true, "stream_options": {"include_usage": true}}.
+ *
+ * <p>Disaggregated prefill/decode follows vLLM's {@code kv_transfer_params} protocol (NixlConnector
+ * and compatible connectors): the prefill runs on one engine as a non-streamed request with
+ * {@code max_tokens: 1} and {@code kv_transfer_params: {"do_remote_decode": true, ...}}; the
+ * response's {@code kv_transfer_params} go unchanged into the decode engine's request.
+ */
+final class CompletionBody {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private CompletionBody() {
+    }
+
+    /** What every engine would refuse anyway; checked before anything is sent. */
+    static void validate(EngineRequest r) {
+        if (r.promptTokens().length == 0) {
+            throw new InvalidRequestException("empty prompt");
+        }
+        if (r.maxTokens() < 1) {
+            throw new InvalidRequestException("max_tokens must be at least 1, got " + r.maxTokens());
+        }
+        for (int t : r.promptTokens()) {
+            if (t < 0) {
+                throw new InvalidRequestException("negative token id " + t);
+            }
+        }
+    }
+
+    /** A streamed generation; {@code kvTransferParams} (JSON object text) may be null. */
+    static String stream(String model, EngineRequest r, boolean returnTokenIds, String kvTransferParams) {
+        ObjectNode body = base(model, r, r.maxTokens(), returnTokenIds);
+        body.put("stream", true);
+        body.putObject("stream_options").put("include_usage", true);
+        if (kvTransferParams != null) {
+            body.set("kv_transfer_params", parseObject(kvTransferParams));
+        }
+        return body.toString();
+    }
+
+    /** A prefill whose KV a remote decode engine will pull: one token, not streamed. */
+    static String remotePrefill(String model, EngineRequest r, boolean returnTokenIds) {
+        ObjectNode body = base(model, r, 1, returnTokenIds);
+        body.put("stream", false);
+        ObjectNode kv = body.putObject("kv_transfer_params");
+        kv.put("do_remote_decode", true);
+        kv.put("do_remote_prefill", false);
+        kv.putNull("remote_engine_id");
+        kv.putNull("remote_block_ids");
+        kv.putNull("remote_host");
+        kv.putNull("remote_port");
+        return body.toString();
+    }
+
+    private static ObjectNode base(String model, EngineRequest r, int maxTokens, boolean returnTokenIds) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("model", model);
+        ArrayNode prompt = body.putArray("prompt");
+        for (int t : r.promptTokens()) {
+            prompt.add(t);
+        }
+        body.put("max_tokens", maxTokens);
+        body.put("temperature", r.temperature());
+        if (r.seed() != null) {
+            body.put("seed", r.seed());
+        }
+        if (r.stopTokenIds().length > 0) {
+            ArrayNode stop = body.putArray("stop_token_ids");
+            for (int t : r.stopTokenIds()) {
+                stop.add(t);
+            }
+        }
+        body.put("ignore_eos", r.ignoreEos());
+        if (returnTokenIds) {
+            body.put("return_token_ids", true);
+        }
+        return body;
+    }
+
+    private static JsonNode parseObject(String json) {
+        try {
+            JsonNode n = JSON.readTree(json);
+            if (!n.isObject()) {
+                throw new InvalidRequestException("kv_transfer_params must be a JSON object");
+            }
+            return n;
+        } catch (JacksonException e) {
+            throw new InvalidRequestException("kv_transfer_params is not JSON: " + e.getOriginalMessage());
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.flotilla.worker.engine.openai;
+
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.EngineException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One {@code text_completion} object: a streamed chunk ({@code data: {...}}) or a whole non-streamed
+ * response, reduced to what the worker needs.
+ *
+ * <p>Token ids come from {@code choices[0].token_ids} (vLLM ≥ 0.10 with {@code return_token_ids};
+ * the first chunk may also carry {@code prompt_token_ids}, ignored). Without them, ids written as
+ * {@code "token_id:123"} in {@code choices[0].logprobs.tokens} (vLLM's
+ * {@code --return-tokens-as-token-ids}) are used. When neither is present the chunk still counts as
+ * one generated token ({@link #countedTokens()}) but no id can be relayed: the adapter cannot
+ * re-tokenize text without the model's tokenizer.
+ *
+ * @param tokenIds         generated token ids in this chunk, or null when the engine sent none
+ * @param finishReason     the engine's finish reason, or null while generating
+ * @param usage            usage, on the final (or usage-only) chunk, else null
+ * @param kvTransferParams the {@code kv_transfer_params} object as JSON text, or null
+ * @param error            an error object the engine put in the stream, else null
+ * @param hasChoice        whether the chunk has a choice (usage-only chunks have none)
+ */
+record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
+                       EngineException error, boolean hasChoice) {
+
+    /**
+     * @param promptTokens     prompt length
+     * @param completionTokens tokens generated
+     * @param cachedTokens     prompt tokens served from the prefix cache
+     *                         ({@code prompt_tokens_details.cached_tokens}; 0 when the engine omits it)
+     */
+    record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    }
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String TOKEN_ID_PREFIX = "token_id:";
+
+    static CompletionChunk parse(String json) {
+        JsonNode root = JSON.readTree(json);
+        if (root.has("error") || "error".equals(root.path("object").asString(""))) {
+            return new CompletionChunk(null, null, null, null, EngineHttpErrors.forStreamError(root), false);
+        }
+        JsonNode choice = root.path("choices").path(0);
+        boolean hasChoice = choice.isObject();
+        int[] ids = hasChoice ? tokenIds(choice) : null;
+        String finish = hasChoice && choice.path("finish_reason").isString() ? choice.get("finish_reason").stringValue() : null;
+        Usage usage = null;
+        JsonNode u = root.path("usage");
+        if (u.isObject()) {
+            usage = new Usage(u.path("prompt_tokens").asInt(0), u.path("completion_tokens").asInt(0),
+                    u.path("prompt_tokens_details").path("cached_tokens").asInt(0));
+        }
+        JsonNode kv = root.path("kv_transfer_params");
+        return new CompletionChunk(ids, finish, usage, kv.isObject() ? kv.toString() : null, null, hasChoice);
+    }
+
+    /** Tokens this chunk adds to the completion: its ids, or one for a chunk with text but no ids. */
+    int countedTokens() {
+        if (tokenIds != null) {
+            return tokenIds.length;
+        }
+        return hasChoice && finishReason == null ? 1 : 0;
+    }
+
+    static FinishReason finishReason(String engineReason) {
+        if (engineReason == null) {
+            return FinishReason.FINISH_REASON_UNSPECIFIED;
+        }
+        return switch (engineReason) {
+            case "length" -> FinishReason.FINISH_REASON_LENGTH;
+            case "abort" -> FinishReason.FINISH_REASON_CANCELLED;
+            case "error" -> FinishReason.FINISH_REASON_ERROR;
+            default -> FinishReason.FINISH_REASON_STOP; // "stop" (EOS, stop token or stop string)
+        };
+    }
+
+    private static int[] tokenIds(JsonNode choice) {
+        JsonNode ids = choice.path("token_ids");
+        if (ids.isArray()) {
+            int[] out = new int[ids.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = ids.get(i).asInt();
+            }
+            return out;
+        }
+        JsonNode tokens = choice.path("logprobs").path("tokens");
+        if (tokens.isArray() && !tokens.isEmpty() && tokens.get(0).asString("").startsWith(TOKEN_ID_PREFIX)) {
+            int[] out = new int[tokens.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = Integer.parseInt(tokens.get(i).asString("").substring(TOKEN_ID_PREFIX.length()));
+            }
+            return out;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,198 @@
+package io.flotilla.worker.engine.openai;
+
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.DeadlineExceededException;
+import io.flotilla.worker.engine.EngineException;
+import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.EngineUnavailableException;
+import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.engine.TokenSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request streaming from an engine server: relays the SSE {@code data:} payloads of a
+ * {@code /v1/completions} stream to a {@link TokenSink}.
+ *
+ * <p>Contract: the sink gets zero or more {@code onTokens}, then exactly one of {@code onFinish} or
+ * {@code onError}, never overlapping (every sink call happens under this object's lock).
+ * {@link #cancel()} disposes the subscription, which closes the HTTP stream (the engine aborts the
+ * request when its client goes away), and finishes with {@code CANCELLED}. A sink that throws is a
+ * gone client: the stream is closed and the sink hears nothing more. {@code onDone} runs once, after
+ * the terminal call.
+ */
+final class CompletionStream implements RequestHandle {
+
+    static final String DONE = "[DONE]";
+    private static final Logger log = LoggerFactory.getLogger(CompletionStream.class);
+    private static final AtomicBoolean WARNED_NO_IDS = new AtomicBoolean();
+
+    private final EngineRequest request;
+    private final TokenSink sink;
+    private final Runnable onDone;
+    private Disposable subscription;
+    private Disposable deadlineTimer;
+    private boolean done;
+    private int completionTokens;
+    private String finishReason;
+    private CompletionChunk.Usage usage;
+    private volatile boolean generating;
+
+    CompletionStream(EngineRequest request, TokenSink sink, Runnable onDone) {
+        this.request = request;
+        this.sink = sink;
+        this.onDone = onDone;
+    }
+
+    /**
+     * Subscribes to the stream's data payloads.
+     *
+     * @param untilDeadline time left before the request's deadline, or null for none
+     */
+    synchronized void start(Flux<String> data, Duration untilDeadline) {
+        if (untilDeadline != null) {
+            if (untilDeadline.isNegative() || untilDeadline.isZero()) {
+                fail(new DeadlineExceededException("deadline passed before the request was sent"));
+                return;
+            }
+            deadlineTimer = Mono.delay(untilDeadline)
+                    .subscribe(x -> fail(new DeadlineExceededException("deadline passed while the engine was generating")));
+        }
+        subscription = data.subscribe(this::onData, e -> fail(EngineHttpErrors.forFailure(e)), this::onComplete);
+        if (done) {
+            subscription.dispose();
+        }
+    }
+
+    @Override
+    public String requestId() {
+        return request.requestId();
+    }
+
+    EngineRequest request() {
+        return request;
+    }
+
+    /** Whether the engine has started answering (prefill done); until then the prompt counts as waiting prefill. */
+    boolean generating() {
+        return generating;
+    }
+
+    @Override
+    public synchronized void cancel() {
+        if (done) {
+            return;
+        }
+        end();
+        try {
+            sink.onFinish(FinishReason.FINISH_REASON_CANCELLED, promptTokens(), usage == null ? 0 : usage.cachedTokens(),
+                    completionTokens());
+        } catch (RuntimeException e) {
+            // a gone client: nothing more to tell it
+        }
+        onDone.run();
+    }
+
+    /** Ends the request with an error (engine failure, deadline, engine closed). */
+    synchronized void fail(EngineException error) {
+        if (done) {
+            return;
+        }
+        end();
+        try {
+            sink.onError(error);
+        } catch (RuntimeException e) {
+            // a gone client
+        }
+        onDone.run();
+    }
+
+    private synchronized void onData(String data) {
+        if (done) {
+            return;
+        }
+        if (DONE.equals(data.strip())) {
+            finish();
+            return;
+        }
+        CompletionChunk chunk;
+        try {
+            chunk = CompletionChunk.parse(data);
+        } catch (RuntimeException e) {
+            fail(new EngineUnavailableException("malformed stream chunk from the engine: " + e.getMessage()));
+            return;
+        }
+        if (chunk.error() != null) {
+            fail(chunk.error());
+            return;
+        }
+        completionTokens += chunk.countedTokens();
+        if (chunk.usage() != null) {
+            usage = chunk.usage();
+        }
+        if (chunk.finishReason() != null) {
+            finishReason = chunk.finishReason();
+        }
+        if (chunk.hasChoice()) {
+            generating = true;
+            if (chunk.tokenIds() == null && chunk.finishReason() == null && !WARNED_NO_IDS.getAndSet(true)) {
+                log.warn("the engine streams text without token ids: tokens are counted but cannot be relayed "
+                        + "(vLLM needs 0.10 or later for return_token_ids; see worker-agent/ENGINES.md)");
+            }
+        }
+        if (chunk.tokenIds() != null && chunk.tokenIds().length > 0) {
+            try {
+                sink.onTokens(chunk.tokenIds());
+            } catch (RuntimeException e) {
+                end();
+                onDone.run();
+            }
+        }
+    }
+
+    private synchronized void onComplete() {
+        if (!done) {
+            finish(); // a server that closes without [DONE]: fine when a finish reason arrived
+        }
+    }
+
+    private void finish() {
+        if (finishReason == null) {
+            fail(new EngineUnavailableException("engine stream ended without a finish reason after "
+                    + completionTokens() + " tokens"));
+            return;
+        }
+        end();
+        try {
+            sink.onFinish(CompletionChunk.finishReason(finishReason), promptTokens(),
+                    usage == null ? 0 : usage.cachedTokens(), completionTokens());
+        } catch (RuntimeException e) {
+            // a gone client
+        }
+        onDone.run();
+    }
+
+    private void end() {
+        done = true;
+        if (subscription != null) {
+            subscription.dispose();
+        }
+        if (deadlineTimer != null) {
+            deadlineTimer.dispose();
+        }
+    }
+
+    private int promptTokens() {
+        return usage != null && usage.promptTokens() > 0 ? usage.promptTokens() : request.promptTokens().length;
+    }
+
+    private int completionTokens() {
+        return usage != null ? usage.completionTokens() : completionTokens;
+    }
+}

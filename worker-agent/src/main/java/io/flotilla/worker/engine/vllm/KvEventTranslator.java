@@ -1,0 +1,255 @@
+package io.flotilla.worker.engine.vllm;
+
+import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.v1.AllBlocksCleared;
+import io.flotilla.protocol.v1.BlockRemoved;
+import io.flotilla.protocol.v1.BlockStored;
+import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.protocol.v1.KvTier;
+import io.flotilla.protocol.v1.StoredBlock;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns one engine's KV events into Flotilla KV events, and keeps the translated resident set.
+ *
+ * <p>Engine block hashes are per-process values (vLLM seeds them from {@code PYTHONHASHSEED} unless a
+ * CBOR hash is pinned), so they are never published. Flotilla identity is recomputed with
+ * {@link BlockHasher} from the token ids every {@code BlockStored} carries, chained from the parent's
+ * Flotilla seq hash; a mapping engine hash → (seq hash, local hash) lets removals translate.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>The events returned so far, replayed over an empty set, give exactly {@link #residentSeqHashes()}:
+ *       a Flotilla {@code Stored} is emitted when a seq hash goes from no engine copy to one, a
+ *       {@code Removed} when its last engine copy goes (vLLM may cache the same hash twice, and on
+ *       several media).</li>
+ *   <li>A block that cannot be translated (LoRA, block size or token count mismatch, unknown parent,
+ *       engine hash reused for other tokens) is left out and counted: the view may miss blocks the
+ *       engine holds, never claim blocks it does not.</li>
+ * </ul>
+ * Not thread-safe: one event thread owns it.
+ */
+public final class KvEventTranslator {
+
+    /** One engine hash's translation and how many engine copies hold it. */
+    private static final class Entry {
+        final long seqHash;
+        final long localHash;
+        int copies = 1;
+
+        Entry(long seqHash, long localHash) {
+            this.seqHash = seqHash;
+            this.localHash = localHash;
+        }
+    }
+
+    private final BlockHasher hasher;
+    private final KvEventCounters counters;
+    private final Map<Long, Entry> live = new HashMap<>();
+    private final Map<Long, Integer> resident = new HashMap<>();
+    /** Translations of engine hashes no longer resident, kept so children stored later still chain. */
+    private final LinkedHashMap<Long, Entry> forgotten;
+
+    /**
+     * @param forgottenCapacity how many translations of evicted blocks to keep for parent look-ups
+     */
+    public KvEventTranslator(BlockHasher hasher, KvEventCounters counters, int forgottenCapacity) {
+        this.hasher = hasher;
+        this.counters = counters;
+        this.forgotten = new LinkedHashMap<>(256, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Entry> eldest) {
+                return size() > forgottenCapacity;
+            }
+        };
+    }
+
+    /** The Flotilla events for one engine batch, in engine order; empty when nothing visible changed. */
+    public List<KvEvent> translate(VllmEventBatch batch) {
+        List<KvEvent> out = new ArrayList<>();
+        for (VllmKvEvent e : batch.events()) {
+            if (e instanceof VllmKvEvent.BlockStored s) {
+                stored(s, out);
+            } else if (e instanceof VllmKvEvent.BlockRemoved r) {
+                removed(r, out);
+            } else if (e instanceof VllmKvEvent.AllBlocksCleared) {
+                forgetResidency();
+                out.add(cleared());
+            } else {
+                counters.unknownEventTypes.increment();
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Events were lost for good: drops the resident view (the engine may have evicted anything in
+     * the meantime) but keeps translations for parent look-ups, since engine hashes stay valid
+     * within one engine process.
+     *
+     * @return {@code AllBlocksCleared} when anything was resident, else nothing
+     */
+    public List<KvEvent> resync() {
+        boolean had = !resident.isEmpty();
+        forgetResidency();
+        return had ? List.of(cleared()) : List.of();
+    }
+
+    /** The engine process changed: its hashes mean nothing any more. Same result as {@link #resync()}. */
+    public List<KvEvent> reset() {
+        List<KvEvent> out = resync();
+        forgotten.clear();
+        return out;
+    }
+
+    /** Flotilla seq hashes of the translated resident set. */
+    public long[] residentSeqHashes() {
+        long[] out = new long[resident.size()];
+        int i = 0;
+        for (long h : resident.keySet()) {
+            out[i++] = h;
+        }
+        return out;
+    }
+
+    public int residentCount() {
+        return resident.size();
+    }
+
+    private void stored(VllmKvEvent.BlockStored s, List<KvEvent> out) {
+        long[] engineHashes = s.blockHashes();
+        int n = engineHashes.length;
+        int blockSize = hasher.blockSize();
+        if (n == 0) {
+            return;
+        }
+        if (s.loraId() != null) {
+            counters.loraBlocks.add(n);
+            return;
+        }
+        if (s.blockSize() != blockSize) {
+            counters.blockSizeMismatch.add(n);
+            return;
+        }
+        if (s.tokenIds().length != n * blockSize) {
+            counters.missingTokens.add(n);
+            return;
+        }
+        boolean root = s.parentBlockHash() == null;
+        long prev = 0;
+        if (!root) {
+            Entry parent = lookup(s.parentBlockHash());
+            if (parent == null) {
+                counters.unknownParent.add(n);
+                return;
+            }
+            prev = parent.seqHash;
+        }
+        KvTier tier = tier(s.medium());
+        BlockStored.Builder group = null;
+        for (int i = 0; i < n; i++) {
+            long local = hasher.localHash(s.tokenIds(), i);
+            long seq = i == 0 && root ? local : hasher.chain(prev, local);
+            if (hold(engineHashes[i], seq, local) && addResident(seq)) {
+                if (group == null) {
+                    group = BlockStored.newBuilder().setParentSeqHash(i == 0 && root ? 0 : prev).setTier(tier);
+                }
+                group.addBlocks(StoredBlock.newBuilder().setSeqHash(seq).setLocalHash(local));
+            } else if (group != null) {
+                out.add(KvEvent.newBuilder().setStored(group).build());
+                group = null;
+            }
+            prev = seq;
+        }
+        if (group != null) {
+            out.add(KvEvent.newBuilder().setStored(group).build());
+        }
+    }
+
+    private void removed(VllmKvEvent.BlockRemoved r, List<KvEvent> out) {
+        BlockRemoved.Builder gone = null;
+        for (long h : r.blockHashes()) {
+            Entry e = live.get(h);
+            if (e == null) {
+                counters.unknownRemoved.increment();
+                continue;
+            }
+            if (--e.copies == 0) {
+                live.remove(h);
+                forgotten.put(h, e);
+            }
+            if (removeResident(e.seqHash)) {
+                if (gone == null) {
+                    gone = BlockRemoved.newBuilder().setTier(tier(r.medium()));
+                }
+                gone.addSeqHashes(e.seqHash);
+            }
+        }
+        if (gone != null) {
+            out.add(KvEvent.newBuilder().setRemoved(gone).build());
+        }
+    }
+
+    /** Records one more engine copy of {@code engineHash}; false when the hash stands for other tokens. */
+    private boolean hold(long engineHash, long seq, long local) {
+        Entry e = live.get(engineHash);
+        if (e == null) {
+            forgotten.remove(engineHash);
+            live.put(engineHash, new Entry(seq, local));
+            return true;
+        }
+        if (e.seqHash != seq) {
+            counters.hashConflicts.increment();
+            return false;
+        }
+        e.copies++;
+        return true;
+    }
+
+    private Entry lookup(long engineHash) {
+        Entry e = live.get(engineHash);
+        return e != null ? e : forgotten.get(engineHash);
+    }
+
+    /** @return true when the seq hash was not resident before */
+    private boolean addResident(long seq) {
+        return resident.merge(seq, 1, Integer::sum) == 1;
+    }
+
+    /** @return true when the last copy of the seq hash left */
+    private boolean removeResident(long seq) {
+        Integer copies = resident.get(seq);
+        if (copies == null) {
+            return false;
+        }
+        if (copies == 1) {
+            resident.remove(seq);
+            return true;
+        }
+        resident.put(seq, copies - 1);
+        return false;
+    }
+
+    private void forgetResidency() {
+        forgotten.putAll(live);
+        live.clear();
+        resident.clear();
+    }
+
+    private static KvEvent cleared() {
+        return KvEvent.newBuilder().setCleared(AllBlocksCleared.getDefaultInstance()).build();
+    }
+
+    /** vLLM's medium names: none or "GPU" for device memory, "CPU" for host offload, else a disk-like tier. */
+    static KvTier tier(String medium) {
+        if (medium == null || medium.equalsIgnoreCase(VllmKvEvent.MEDIUM_GPU)) {
+            return KvTier.KV_TIER_DEVICE;
+        }
+        return medium.equalsIgnoreCase("CPU") ? KvTier.KV_TIER_HOST : KvTier.KV_TIER_DISK;
+    }
+}

@@ -1,0 +1,266 @@
+package io.flotilla.worker.engine.openai;
+
+import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.KvNamespace;
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.DeadlineExceededException;
+import io.flotilla.worker.engine.EngineOverloadedException;
+import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.EngineUnavailableException;
+import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.RequestHandle;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The HTTP adapter in front of a wire-faithful fake vLLM server. */
+class OpenAiHttpEngineTest {
+
+    private static final BlockHasher HASHER = new BlockHasher(KvNamespace.of("m", "tok", "bf16/bs16/paged"), 16);
+    private static final int[] PROMPT = {5, 6, 7, 8, 9};
+
+    private final FakeVllmServer server = new FakeVllmServer();
+    private OpenAiHttpEngine engine = start(OpenAiEngineSettings.of(server.url(), "served-model"));
+
+    OpenAiHttpEngineTest() throws IOException {
+    }
+
+    private static OpenAiHttpEngine start(OpenAiEngineSettings settings) {
+        return OpenAiHttpEngine.start(settings, HASHER, Clock.systemUTC(), "test-engine");
+    }
+
+    @AfterEach
+    void close() {
+        engine.close();
+        server.close();
+    }
+
+    @Test
+    void forwardsTheTokenPromptAndSamplingParameters() {
+        EngineRequest r = new EngineRequest("req-1", PROMPT, 7, new int[]{42, 43}, true, 0.7, 1234L, null);
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(r, sink);
+        sink.await();
+
+        JsonNode body = server.lastRequest();
+        assertThat(body.path("model").asString()).isEqualTo("served-model");
+        assertThat(body.path("prompt").toString()).isEqualTo("[5,6,7,8,9]");
+        assertThat(body.path("max_tokens").asInt()).isEqualTo(7);
+        assertThat(body.path("temperature").asDouble()).isEqualTo(0.7);
+        assertThat(body.path("seed").asLong()).isEqualTo(1234L);
+        assertThat(body.path("stop_token_ids").toString()).isEqualTo("[42,43]");
+        assertThat(body.path("ignore_eos").asBoolean()).isTrue();
+        assertThat(body.path("stream").asBoolean()).isTrue();
+        assertThat(body.path("stream_options").path("include_usage").asBoolean()).isTrue();
+        assertThat(body.path("return_token_ids").asBoolean()).isTrue();
+        assertThat(body.has("kv_transfer_params")).isFalse();
+        assertThat(server.requestIds).containsExactly("req-1");
+    }
+
+    @Test
+    void relaysTokensAndUsageWithCachedTokens() {
+        server.cachedTokens = 4;
+        server.finishReason = "stop";
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 3), sink);
+
+        AwaitingSink.End end = sink.await();
+        assertThat(sink.tokens()).containsExactly(101, 102, 103);
+        assertThat(end).isEqualTo(new AwaitingSink.End(FinishReason.FINISH_REASON_STOP, 5, 4, 3, null));
+        assertThat(sink.violations()).isEmpty();
+    }
+
+    @Test
+    void cancellationClosesTheHttpStream() {
+        server.endless = true;
+        server.tokenDelayMs = 5;
+        AwaitingSink sink = new AwaitingSink();
+        RequestHandle h = engine.submit(EngineRequest.of("r", PROMPT, 100_000), sink);
+        await().atMost(Duration.ofSeconds(10)).until(() -> sink.tokenCount() >= 3);
+
+        h.cancel();
+        h.cancel();
+        AwaitingSink.End end = sink.await();
+        assertThat(end.reason()).isEqualTo(FinishReason.FINISH_REASON_CANCELLED);
+        assertThat(end.completionTokens()).isGreaterThanOrEqualTo(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.disconnects.get() == 1 && server.openStreams.get() == 0);
+        assertThat(sink.violations()).isEmpty();
+        assertThat(engine.load().waitingPrefillTokens()).isZero();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"400, InvalidRequestException", "404, InvalidRequestException", "429, EngineOverloadedException",
+            "503, EngineOverloadedException", "500, EngineUnavailableException"})
+    void httpErrorsMapToEngineExceptions(int status, String exception) {
+        server.status = status;
+        server.errorBody = "{\"error\":{\"message\":\"the reason\",\"type\":\"X\",\"param\":null,\"code\":" + status + "}}";
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 3), sink);
+        Throwable error = sink.await().error();
+        assertThat(error.getClass().getSimpleName()).isEqualTo(exception);
+        assertThat(error).hasMessageContaining("the reason").hasMessageContaining(String.valueOf(status));
+    }
+
+    @Test
+    void anErrorInsideTheStreamEndsTheRequest() {
+        server.streamError = "{\"object\":\"error\",\"message\":\"engine died\",\"type\":\"InternalServerError\",\"param\":null,\"code\":500}";
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 3), sink);
+        assertThat(sink.await().error()).isInstanceOf(EngineUnavailableException.class).hasMessageContaining("engine died");
+        assertThat(sink.tokens()).containsExactly(101);
+    }
+
+    @Test
+    void aRefusedConnectionIsUnavailable() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        engine.close();
+        engine = start(OpenAiEngineSettings.of("http://127.0.0.1:" + port, "m"));
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 3), sink);
+        assertThat(sink.await().error()).isInstanceOf(EngineUnavailableException.class);
+    }
+
+    @Test
+    void aPassedDeadlineEndsTheRequest() {
+        server.endless = true;
+        server.tokenDelayMs = 5;
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 100_000).withDeadline(Instant.now().plusMillis(300)), sink);
+        assertThat(sink.await().error()).isInstanceOf(DeadlineExceededException.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.disconnects.get() == 1);
+    }
+
+    @Test
+    void submitRefusesWhatItCanKnowAtOnce() {
+        assertThatThrownBy(() -> engine.submit(EngineRequest.of("r", new int[0], 3), new AwaitingSink()))
+                .isInstanceOf(InvalidRequestException.class);
+        assertThatThrownBy(() -> engine.submit(EngineRequest.of("r", PROMPT, 0), new AwaitingSink()))
+                .isInstanceOf(InvalidRequestException.class);
+        assertThatThrownBy(() -> engine.submitWithKvTransfer(EngineRequest.of("r", PROMPT, 3), "[1]", new AwaitingSink()))
+                .isInstanceOf(InvalidRequestException.class);
+    }
+
+    @Test
+    void moreThanMaxInFlightIsOverloaded() {
+        engine.close();
+        engine = start(OpenAiEngineSettings.of(server.url(), "m").withMaxInFlight(1));
+        server.endless = true;
+        server.tokenDelayMs = 5;
+        AwaitingSink first = new AwaitingSink();
+        RequestHandle h = engine.submit(EngineRequest.of("a", PROMPT, 100_000), first);
+        assertThatThrownBy(() -> engine.submit(EngineRequest.of("b", PROMPT, 3), new AwaitingSink()))
+                .isInstanceOf(EngineOverloadedException.class);
+        h.cancel();
+        first.await();
+        server.endless = false;
+        AwaitingSink second = new AwaitingSink();
+        engine.submit(EngineRequest.of("b", PROMPT, 3), second);
+        assertThat(second.await().reason()).isEqualTo(FinishReason.FINISH_REASON_LENGTH);
+    }
+
+    @Test
+    void drainWaitsForInFlightRequestsAndCloseFailsTheRest() throws Exception {
+        server.endless = true;
+        server.tokenDelayMs = 5;
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 100_000), sink);
+        var drained = engine.drain();
+        assertThat(drained).isNotDone();
+        assertThatThrownBy(() -> engine.submit(EngineRequest.of("s", PROMPT, 3), new AwaitingSink()))
+                .isInstanceOf(EngineUnavailableException.class);
+        engine.close();
+        assertThat(sink.await().error()).isInstanceOf(EngineUnavailableException.class);
+        drained.get(5, TimeUnit.SECONDS);
+        assertThat(engine.healthy()).isFalse();
+    }
+
+    @Test
+    void healthAndLoadComeFromTheEngineEndpoints() {
+        await().atMost(Duration.ofSeconds(10)).until(engine::healthy);
+        var load = engine.load();
+        assertThat(load.running()).isEqualTo(3);
+        assertThat(load.waiting()).isEqualTo(2);
+        assertThat(load.totalKvBlocks()).isEqualTo(2048);
+        assertThat(load.activeKvBlocks()).isEqualTo(512);
+        server.healthStatus = 503;
+        await().atMost(Duration.ofSeconds(10)).until(() -> !engine.healthy());
+    }
+
+    @Test
+    void waitingPrefillTokensCountRequestsTheEngineHasNotAnswered() {
+        server.endless = true;
+        server.tokenDelayMs = 5;
+        AwaitingSink sink = new AwaitingSink();
+        RequestHandle h = engine.submit(EngineRequest.of("r", PROMPT, 100_000), sink);
+        assertThat(engine.load().waitingPrefillTokens()).isIn(0L, 5L); // 5 until the first chunk arrives
+        await().atMost(Duration.ofSeconds(10)).until(() -> sink.tokenCount() > 0);
+        assertThat(engine.load().waitingPrefillTokens()).isZero();
+        h.cancel();
+    }
+
+    @Test
+    void clearCacheAsksTheEngine() {
+        engine.clearCache();
+        assertThat(server.cacheResets.get()).isEqualTo(1);
+    }
+
+    @Test
+    void remotePrefillSendsDoRemoteDecodeAndReturnsTheTransferParams() throws Exception {
+        server.cachedTokens = 2;
+        RemotePrefill p = engine.prefillRemote(EngineRequest.of("req-p", PROMPT, 50)).get(10, TimeUnit.SECONDS);
+
+        JsonNode body = server.lastRequest();
+        assertThat(body.path("max_tokens").asInt()).isEqualTo(1);
+        assertThat(body.path("stream").asBoolean(true)).isFalse();
+        assertThat(body.path("kv_transfer_params").path("do_remote_decode").asBoolean()).isTrue();
+        assertThat(body.path("kv_transfer_params").path("do_remote_prefill").asBoolean(true)).isFalse();
+        assertThat(p.firstTokens()).containsExactly(101);
+        assertThat(p.promptTokens()).isEqualTo(5);
+        assertThat(p.cachedTokens()).isEqualTo(2);
+        JsonNode params = JsonMapper.builder().build().readTree(p.kvTransferParams());
+        assertThat(params.path("remote_engine_id").asString()).isEqualTo("engine-a");
+        assertThat(params.path("remote_block_ids").toString()).isEqualTo("[1,2,3]");
+
+        AwaitingSink sink = new AwaitingSink();
+        engine.submitWithKvTransfer(EngineRequest.of("req-p", PROMPT, 3), p.kvTransferParams(), sink);
+        sink.await();
+        assertThat(server.lastRequest().path("kv_transfer_params")).isEqualTo(params);
+        assertThat(server.requestIds).containsExactly("req-p", "req-p");
+    }
+
+    @Test
+    void remotePrefillFailuresCompleteTheFutureExceptionally() {
+        server.status = 429;
+        var f = engine.prefillRemote(EngineRequest.of("p", PROMPT, 50));
+        assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(EngineOverloadedException.class);
+    }
+
+    @Test
+    void withoutTokenIdsTheAdapterStillCountsTokens() {
+        server.tokenIds = false;
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("r", PROMPT, 3), sink);
+        AwaitingSink.End end = sink.await();
+        assertThat(sink.tokens()).isEmpty();
+        assertThat(end.completionTokens()).isEqualTo(3);
+    }
+}

@@ -1,7 +1,7 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.protocol.hash.BlockHasher;
-import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.worker.agent.EngineFactory;
 import io.flotilla.worker.agent.WorkerFleet;
@@ -12,10 +12,8 @@ import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -48,19 +46,10 @@ class WorkerConfig {
      */
     @Bean(destroyMethod = "close")
     Producer<String, Object> workerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        Map<String, Object> conf = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-worker",
-                ProducerConfig.ACKS_CONFIG, "1",
+        return ProtoProducers.create(bootstrap, "flotilla-worker", 1000, Map.of(
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1, // keep each worker's batches in order across retries
-                ProducerConfig.LINGER_MS_CONFIG, 5,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Producer<String, Object> producer = new KafkaProducer<>(conf, new StringSerializer(), (org.apache.kafka.common.serialization.Serializer) new ProtoSerializer<>());
-        return producer;
+                // one request in flight keeps each worker's batches in order across retries
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1));
     }
 
     @Bean(destroyMethod = "shutdownNow")

@@ -1,13 +1,11 @@
 package io.flotilla.gateway.client;
 
-import io.flotilla.protocol.kafka.ProtoSerializer;
+import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.RequestRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.time.Duration;
 import java.util.Map;
@@ -19,19 +17,12 @@ import java.util.Map;
  */
 public final class KafkaRecordSink implements RequestRecordSink {
 
-    private final Producer<String, RequestRecord> producer;
+    private final Producer<String, Object> producer;
 
     public KafkaRecordSink(String bootstrapServers) {
-        Map<String, Object> conf = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.CLIENT_ID_CONFIG, "flotilla-gateway",
-                ProducerConfig.ACKS_CONFIG, "1",
+        this.producer = ProtoProducers.create(bootstrapServers, "flotilla-gateway", 500, Map.of(
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
-                ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 500,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        this.producer = new KafkaProducer<>(conf, new StringSerializer(), new ProtoSerializer<>());
+                ProducerConfig.LINGER_MS_CONFIG, 20));
     }
 
     @Override

@@ -1,12 +1,10 @@
 package io.flotilla.gateway.client;
 
+import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.v1.RequestRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,69 +17,39 @@ public final class RequestRecordPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RequestRecordPublisher.class);
 
     private final RequestRecordSink sink;
-    private final BlockingQueue<RequestRecord> queue;
-    private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private final Thread sender;
-    private volatile boolean running = true;
+    private final BoundedSender<RequestRecord> sender;
 
     public RequestRecordPublisher(RequestRecordSink sink, int buffer) {
         this.sink = sink;
-        this.queue = new ArrayBlockingQueue<>(buffer);
-        this.sender = new Thread(this::sendLoop, "gateway-request-records");
-        this.sender.setDaemon(true);
-        this.sender.start();
+        this.sender = new BoundedSender<>("gateway-request-records", buffer,
+                record -> sink.send(record, failed::incrementAndGet));
     }
 
     public void publish(RequestRecord record) {
-        if (!queue.offer(record)) {
-            long n = dropped.incrementAndGet();
+        if (!sender.offer(record)) {
+            long n = sender.dropped();
             if (Long.bitCount(n) == 1) {
                 log.warn("request record buffer full ({} records): dropping record of {} [{} dropped so far]",
-                        queue.size(), record.getId(), n);
+                        sender.queued(), record.getId(), n);
             }
         }
     }
 
     /** Records dropped because the buffer was full. */
     public long dropped() {
-        return dropped.get();
+        return sender.dropped();
     }
 
     /** Records the sink failed to deliver. */
     public long failed() {
-        return failed.get();
-    }
-
-    private void sendLoop() {
-        while (running || !queue.isEmpty()) {
-            RequestRecord record;
-            try {
-                record = queue.poll(100, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (record != null) {
-                try {
-                    sink.send(record, failed::incrementAndGet);
-                } catch (RuntimeException e) {
-                    failed.incrementAndGet();
-                }
-            }
-        }
+        return failed.get() + sender.sendFailures();
     }
 
     /** Sends what is queued (up to a second), then stops the sender and closes the sink. */
     @Override
     public void close() {
-        running = false;
-        try {
-            sender.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        sender.interrupt();
+        sender.close();
         try {
             sink.close();
         } catch (Exception e) {

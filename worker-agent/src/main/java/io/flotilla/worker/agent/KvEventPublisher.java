@@ -1,5 +1,6 @@
 package io.flotilla.worker.agent;
 
+import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.KvEventBatch;
@@ -11,9 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,21 +30,15 @@ public final class KvEventPublisher implements KvEventListener, AutoCloseable {
     private final WorkerIdentity identity;
     private final Producer<String, Object> producer;
     private final Clock clock;
-    private final BlockingQueue<KvEventBatch> queue;
-    private final AtomicLong dropped = new AtomicLong();
+    private final BoundedSender<KvEventBatch> sender;
     private final AtomicLong publishErrors = new AtomicLong();
     private final AtomicLong published = new AtomicLong();
-    private final Thread sender;
-    private volatile boolean running = true;
 
     public KvEventPublisher(WorkerIdentity identity, Producer<String, Object> producer, Clock clock, int bufferBatches) {
         this.identity = identity;
         this.producer = producer;
         this.clock = clock;
-        this.queue = new ArrayBlockingQueue<>(bufferBatches);
-        this.sender = new Thread(this::sendLoop, identity.id() + "-kv-events");
-        this.sender.setDaemon(true);
-        this.sender.start();
+        this.sender = new BoundedSender<>(identity.id() + "-kv-events", bufferBatches, this::send);
     }
 
     @Override
@@ -60,49 +52,33 @@ public final class KvEventPublisher implements KvEventListener, AutoCloseable {
                 .setModel(identity.model())
                 .addAllEvents(events)
                 .build();
-        if (!queue.offer(batch)) {
-            long n = dropped.incrementAndGet();
+        if (!sender.offer(batch)) {
+            long n = sender.dropped();
             if (Long.bitCount(n) == 1) {
                 log.warn("{}: KV event buffer full ({} batches), dropping batch seq {} [{} dropped so far]; "
-                        + "the indexer will repair the gap from a snapshot", identity.id(), queue.size(), position, n);
+                        + "the indexer will repair the gap from a snapshot", identity.id(), sender.queued(), position, n);
             }
         }
     }
 
-    private void sendLoop() {
-        while (running || !queue.isEmpty()) {
-            KvEventBatch batch;
-            try {
-                batch = queue.poll(100, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (batch == null) {
-                continue;
-            }
-            try {
-                producer.send(new ProducerRecord<>(Topics.KV_EVENTS.name(), identity.id(), batch), (meta, error) -> {
-                    if (error != null) {
-                        publishErrors.incrementAndGet();
-                    } else {
-                        published.incrementAndGet();
-                    }
-                });
-            } catch (RuntimeException e) { // producer closed or metadata unavailable past max.block.ms
+    /** Runs on the sender thread; a throw (producer closed, metadata unavailable past max.block.ms) is counted there. */
+    private void send(KvEventBatch batch) {
+        producer.send(new ProducerRecord<>(Topics.KV_EVENTS.name(), identity.id(), batch), (meta, error) -> {
+            if (error != null) {
                 publishErrors.incrementAndGet();
-                dropped.incrementAndGet();
+            } else {
+                published.incrementAndGet();
             }
-        }
+        });
     }
 
     /** Batches dropped because the buffer was full or the producer refused them. */
     public long dropped() {
-        return dropped.get();
+        return sender.dropped() + sender.sendFailures();
     }
 
     public long publishErrors() {
-        return publishErrors.get();
+        return publishErrors.get() + sender.sendFailures();
     }
 
     public long published() {
@@ -112,12 +88,6 @@ public final class KvEventPublisher implements KvEventListener, AutoCloseable {
     /** Sends what is queued (up to a second), then stops the sender. */
     @Override
     public void close() {
-        running = false;
-        try {
-            sender.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        sender.interrupt();
+        sender.close();
     }
 }

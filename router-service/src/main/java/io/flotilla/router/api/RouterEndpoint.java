@@ -2,6 +2,10 @@ package io.flotilla.router.api;
 
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.router.core.ActiveLoad;
+import io.flotilla.router.core.BusyDetector;
+import io.flotilla.router.core.Candidate;
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.RoutingRequest;
 import io.flotilla.router.core.WorkerView;
 import io.flotilla.router.service.RouterEngine;
 import io.flotilla.router.service.RouterMetrics;
@@ -25,27 +29,28 @@ public class RouterEndpoint {
 
     private final RouterEngine engine;
     private final RouterMetrics metrics;
-    private final double busyPrefillFraction;
-    private final double busyDecodeFraction;
+    private final RouterConfig config;
+    private final BusyDetector busy;
 
-    public RouterEndpoint(RouterEngine engine, RouterMetrics metrics, double busyPrefillFraction, double busyDecodeFraction) {
+    public RouterEndpoint(RouterEngine engine, RouterMetrics metrics, RouterConfig config) {
         this.engine = engine;
         this.metrics = metrics;
-        this.busyPrefillFraction = busyPrefillFraction;
-        this.busyDecodeFraction = busyDecodeFraction;
+        this.config = config;
+        this.busy = new BusyDetector(config.busy());
     }
 
     @ReadOperation
     public Map<String, Object> router() {
         Map<String, ActiveLoad> booked = engine.ledger().sequences().loads();
+        Map<String, ActiveLoad> atReport = engine.ledger().sequences().loadsAtReport();
         List<Map<String, Object>> workers = new ArrayList<>();
         for (WorkerView w : engine.directory().views()) {
-            ActiveLoad a = booked.getOrDefault(w.id(), ActiveLoad.NONE);
-            long prefill = Math.max(a.prefillTokens(), w.load().waitingPrefillTokens());
-            long blocks = Math.max(a.decodeBlocks(), w.load().activeKvBlocks());
-            boolean busy = w.totalKvBlocks() > 0
-                    && ((busyPrefillFraction > 0 && prefill > busyPrefillFraction * w.totalKvBlocks() * w.blockSize())
-                    || (busyDecodeFraction > 0 && blocks > busyDecodeFraction * w.totalKvBlocks()));
+            // The same merge of report and bookings, and the same thresholds, as routing decisions use.
+            RoutingRequest probe = new RoutingRequest("status", w.model(), 0, w.blockSize(), null, null, false, 0);
+            Candidate c = Candidate.of(probe, w, 0, booked.getOrDefault(w.id(), ActiveLoad.NONE),
+                    atReport.getOrDefault(w.id(), ActiveLoad.NONE), config.loadMerge());
+            long prefill = c.queuedPrefillTokens();
+            long blocks = c.decodeBlocks();
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", w.id());
             m.put("role", w.role().name().replace("WORKER_ROLE_", "").toLowerCase(Locale.ROOT));
@@ -56,7 +61,7 @@ public class RouterEndpoint {
             m.put("active_blocks", blocks);
             m.put("running", w.load().running());
             m.put("waiting", w.load().waiting());
-            m.put("busy", busy);
+            m.put("busy", busy.isBusy(c));
             workers.add(m);
         }
         Map<String, Object> out = new LinkedHashMap<>();

@@ -99,8 +99,8 @@ class RouterWiring {
     }
 
     @Bean
-    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, RouterProperties p) {
-        return new RouterEndpoint(engine, metrics, p.busyPrefillFraction(), p.busyDecodeFraction());
+    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, RouterConfig routingConfig) {
+        return new RouterEndpoint(engine, metrics, routingConfig);
     }
 
     /** The Kafka feeds and the periodic tick, started once the gRPC server is up. */

@@ -167,25 +167,13 @@ class PlannerWiring {
                 String clientId = "planner-" + Long.toHexString(new SecureRandom().nextLong());
                 TopicTailer<WorkerStatus> membership = new TopicTailer<>(clientId, bootstrap, Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
-                        records -> records.forEach(r -> {
-                            if (r.value() != null) {
-                                feed.onStatus(r.value());
-                            }
-                        }), clock);
+                        TopicTailer.eachValue(feed::onStatus), clock);
                 TopicTailer<WorkerLoad> load = new TopicTailer<>(clientId, bootstrap, Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
-                        records -> records.forEach(r -> {
-                            if (r.value() != null) {
-                                feed.onLoad(r.value());
-                            }
-                        }), clock);
+                        TopicTailer.eachValue(feed::onLoad), clock);
                 TopicTailer<RequestRecord> requests = new TopicTailer<>(clientId, bootstrap, Topics.REQUESTS.name(),
                         new ProtoDeserializer.RequestRecords(), TopicTailer.Start.LATEST, Map.of(),
-                        records -> records.forEach(r -> {
-                            if (r.value() != null) {
-                                feed.onRequest(r.value());
-                            }
-                        }), clock);
+                        TopicTailer.eachValue(feed::onRequest), clock);
                 membershipTailer.set(membership);
                 tailers = List.of(membership.start(), load.start(), requests.start());
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {

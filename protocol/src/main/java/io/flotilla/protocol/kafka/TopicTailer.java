@@ -75,6 +75,17 @@ public final class TopicTailer<V> implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /** A handler that passes each parsed value to {@code onValue}, skipping malformed records and tombstones. */
+    public static <V> Consumer<List<ConsumerRecord<String, V>>> eachValue(Consumer<V> onValue) {
+        return records -> {
+            for (ConsumerRecord<String, V> r : records) {
+                if (r.value() != null) {
+                    onValue.accept(r.value());
+                }
+            }
+        };
+    }
+
     public TopicTailer<V> start() {
         thread.start();
         return this;

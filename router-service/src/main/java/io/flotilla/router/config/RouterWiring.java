@@ -117,25 +117,13 @@ class RouterWiring {
             public void start() {
                 TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
-                        records -> records.forEach(r -> {
-                            if (r.value() != null) {
-                                engine.onStatus(r.value());
-                            }
-                        }), clock);
+                        TopicTailer.eachValue(engine::onStatus), clock);
                 TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
-                        records -> records.forEach(r -> {
-                            if (r.value() != null) {
-                                engine.onLoad(r.value());
-                            }
-                        }), clock);
+                        TopicTailer.eachValue(engine::onLoad), clock);
                 TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), bootstrap, Topics.ROUTER_SYNC.name(),
                         new ProtoDeserializer.RouterSyncs(), TopicTailer.Start.LATEST, Map.of(),
-                        records -> records.forEach(r -> {
-                            if (r.value() != null) {
-                                engine.onSync(r.value());
-                            }
-                        }), clock);
+                        TopicTailer.eachValue(engine::onSync), clock);
                 tailers = List.of(membership.start(), load.start(), sync.start());
                 prober = new SuspectProber(engine.directory());
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {

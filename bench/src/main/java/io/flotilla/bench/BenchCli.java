@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
 public final class BenchCli implements Callable<Integer> {
 
     @Option(names = "--disagg-hint", paramLabel = "off|auto",
-            description = "Send 'x-flotilla-disagg: off|auto' (honoured by the gateway once disaggregation lands).")
+            description = "Send 'x-flotilla-disagg: off|auto'.")
     String disaggHint;
 
     @Mixin

@@ -35,7 +35,7 @@ final class CompareCommand implements Callable<Integer> {
 
     @Option(names = "--disagg",
             description = "Run every mode twice: aggregated (x-flotilla-disagg: off) and P/D allowed (x-flotilla-disagg: auto). "
-                    + "The gateway honours the header only once disaggregation lands; before that both runs are aggregated.")
+                    + "Needs a cluster with prefill and decode pools (bin/flotilla up --prefill N --decode M).")
     boolean disagg;
 
     @Option(names = "--skip-clear", description = "Do not clear worker caches between runs (later runs start warm).")

@@ -64,7 +64,8 @@ class CompletionsController {
 
     private Mono<Void> serve(ServerWebExchange exchange, CompletionKind kind) {
         RequestContext ctx = new RequestContext(UUID.randomUUID().toString().replace("-", ""), clock.instant());
-        return bodies.readJson(exchange.getRequest())
+        return Mono.fromCallable(() -> disaggAllowed(exchange))
+                .flatMap(disagg -> bodies.readJson(exchange.getRequest())
                 .map(body -> parser.parse(kind, body))
                 .zipWith(exchange.getPrincipal().map(Principal::getName).defaultIfEmpty(""))
                 .flatMap(t -> {
@@ -73,13 +74,26 @@ class CompletionsController {
                             : t.getT2().isEmpty() ? "anonymous" : t.getT2();
                     ctx.tenant(tenant);
                     ctx.model(jobs.modelOf(request), false);
-                    return jobs.prepare(request, ctx.requestId(), tenant)
+                    return jobs.prepare(request, ctx.requestId(), tenant, disagg)
                             .doOnNext(ctx::job)
                             .then(admit(ctx))
                             .then(Mono.defer(() -> responder.respond(exchange, ctx, request)));
-                })
+                }))
                 .doOnError(ctx::error)
                 .doFinally(signal -> accounting.end(ctx, signal));
+    }
+
+    /** {@code x-flotilla-disagg}: absent or {@code auto} leaves the choice to the router, {@code off} forbids it. */
+    private static boolean disaggAllowed(ServerWebExchange exchange) {
+        String hint = exchange.getRequest().getHeaders().getFirst(ResponseHeaders.DISAGG);
+        if (hint == null || hint.equalsIgnoreCase("auto")) {
+            return true;
+        }
+        if (hint.equalsIgnoreCase("off")) {
+            return false;
+        }
+        throw ApiError.invalid(null, "Invalid header '" + ResponseHeaders.DISAGG + "': '" + hint
+                + "'. Expected 'off' or 'auto'.");
     }
 
     private Mono<Void> admit(RequestContext ctx) {

@@ -37,14 +37,19 @@ public final class JobFactory {
         return request.model() != null ? request.model() : defaultModel;
     }
 
-    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String tenant) {
+    /**
+     * @param disaggAllowed whether the client allows disaggregated prefill for this request
+     *                      ({@code x-flotilla-disagg}); the model's configuration must allow it too
+     */
+    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String tenant, boolean disaggAllowed) {
         String model = modelOf(request);
         return catalog.require(model)
                 .publishOn(Schedulers.parallel())
-                .map(served -> build(request, served, requestId, tenant));
+                .map(served -> build(request, served, requestId, tenant, disaggAllowed));
     }
 
-    private GenerationJob build(CompletionRequest request, ServedModel served, String requestId, String tenant) {
+    private GenerationJob build(CompletionRequest request, ServedModel served, String requestId, String tenant,
+                                boolean disaggAllowed) {
         String model = served.name();
         ModelTokenization tokenization = profiles.tokenization(model);
         boolean chat = request.kind() == CompletionKind.CHAT;
@@ -79,7 +84,7 @@ public final class JobFactory {
         }
         return new GenerationJob(requestId, model, tenant, prompt, maxTokens, request.temperature(), request.topP(),
                 request.seed(), request.stop(), tokenization.singleTokenStops(request.stop()), request.ignoreEos(),
-                profiles.allowDisagg(model), profiles.hasher(model, served.blockSize()), tokenization.tokenizer());
+                disaggAllowed && profiles.allowDisagg(model), profiles.hasher(model, served.blockSize()), tokenization.tokenizer());
     }
 
     private static ApiError contextExceeded(String param, int context, int prompt, Integer output) {

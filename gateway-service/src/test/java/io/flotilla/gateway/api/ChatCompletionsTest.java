@@ -231,4 +231,31 @@ class ChatCompletionsTest extends GatewayTestBase {
         assertThat(Sse.json(result.getResponseBody()).get("choices").get(0).get("message").get("content").stringValue())
                 .isEqualTo(FakeCluster.expectedText(3));
     }
+
+    @Test
+    void disaggHeaderOffForbidsDisaggregationAndAutoLeavesItToTheRouter() {
+        String body = """
+                {"model":"flotilla-sim","messages":[{"role":"user","content":"Hi"}],"max_tokens":2}""";
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON).header(ResponseHeaders.DISAGG, "off")
+                .bodyValue(body).exchange().expectStatus().isOk();
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON).header(ResponseHeaders.DISAGG, "AUTO")
+                .bodyValue(body).exchange().expectStatus().isOk();
+
+        List<GenerateRequest> sent = cluster.workerA.generates;
+        assertThat(sent).hasSize(2);
+        assertThat(cluster.router.routesOf(sent.get(0).getRequestId()).get(0).getAllowDisagg()).isFalse();
+        assertThat(cluster.router.routesOf(sent.get(1).getRequestId()).get(0).getAllowDisagg()).isTrue();
+    }
+
+    @Test
+    void unknownDisaggHeaderValueIsA400NamingTheHeader() {
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON).header(ResponseHeaders.DISAGG, "always")
+                .bodyValue("""
+                        {"model":"flotilla-sim","messages":[{"role":"user","content":"Hi"}]}""")
+                .exchange().expectStatus().isBadRequest()
+                .expectBody()
+                .jsonPath("$.error.type").isEqualTo("invalid_request_error")
+                .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("x-flotilla-disagg").contains("always"));
+        assertThat(cluster.workerA.generates).isEmpty();
+    }
 }

@@ -57,7 +57,7 @@ final class CompareCommand implements Callable<Integer> {
         try (RouterAdmin admin = new RouterAdmin(options.routerUrl, routerGrpc)) {
             CompareRun compare = new CompareRun(admin, session::run, CompareCommand::sleep, !skipClear, settleMs, System.err);
             List<RunSummary> runs = compare.run(variants, out);
-            String note = disagg ? "x-flotilla-disagg: off vs auto; the gateway honours the hint only once disaggregation lands." : "";
+            String note = disagg ? "x-flotilla-disagg: off (aggregated on the decode pool) vs auto (the router may disaggregate)." : "";
             CompareReport.write(out, runs, CompareRun.baseline(variants), note);
             System.out.println("compare: " + out.resolve("compare.md").toAbsolutePath().normalize());
             System.out.println(Arrays.stream(CompareReport.markdown(runs, CompareRun.baseline(variants), note).split("\n"))

@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *  [, "return_token_ids": true]}
  * </pre>
  * Headers: {@code Authorization: Bearer <api key>} when given, {@code x-flotilla-disagg: off|auto} when
- * a disaggregation hint is set (the gateway honours it only once disaggregation lands; until then it
- * is ignored and both settings run aggregated).
+ * a disaggregation hint is set ({@code off}: the request stays aggregated on one worker; {@code auto}:
+ * the router may run its prefill on the prefill pool).
  */
 public final class CompletionClient implements CompletionSender, AutoCloseable {
 

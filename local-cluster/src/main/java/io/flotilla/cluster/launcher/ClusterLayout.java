@@ -47,8 +47,13 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         return n < prefill ? "prefill" : "decode";
     }
 
-    /** Every Flotilla service process, in start order (Kafka is not included). */
+    /** Every Flotilla service process, in start order (Kafka is not included), with the planner in shadow mode. */
     public List<ServiceSpec> services() {
+        return services(PlannerOptions.SHADOW);
+    }
+
+    /** Every Flotilla service process, in start order (Kafka is not included), the planner run as {@code planner} says. */
+    public List<ServiceSpec> services(PlannerOptions planner) {
         List<ServiceSpec> out = new ArrayList<>();
         String kafka = "--spring.kafka.bootstrap-servers=" + kafkaBootstrap;
         out.add(new ServiceSpec("kv-indexer", "kv-indexer-service",
@@ -62,7 +67,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
                 SERVICE_HEAP));
         out.add(new ServiceSpec("planner", "planner-service",
                 ports("http", Ports.PLANNER_HTTP), Ports.PLANNER_MANAGEMENT,
-                List.of(kafka, "--server.port=" + Ports.PLANNER_HTTP, "--flotilla.planner.connector=shadow"), SERVICE_HEAP));
+                plannerArgs(kafka, planner), SERVICE_HEAP));
         for (int n = 0; n < workerCount(); n++) {
             out.add(worker(n));
         }
@@ -71,6 +76,12 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
                 List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP, "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
                         "--flotilla.gateway.router-address=127.0.0.1:" + Ports.ROUTER_GRPC), SERVICE_HEAP));
         return out;
+    }
+
+    private List<String> plannerArgs(String kafka, PlannerOptions planner) {
+        List<String> args = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.PLANNER_HTTP));
+        args.addAll(planner.args(simSpeedup));
+        return args;
     }
 
     /** Worker n as its own process. */

@@ -53,6 +53,15 @@ public final class FlotillaCli {
         @Option(names = "--sim-speedup", defaultValue = "1.0",
                 description = "Simulated engines run this many times faster than their timing model (default ${DEFAULT-VALUE}).")
         double simSpeedup;
+        @Option(names = "--planner", defaultValue = "shadow",
+                description = "How the planner applies its decisions: shadow (record only) or local (starts and drains this cluster's workers; default ${DEFAULT-VALUE}).")
+        String planner;
+        @Option(names = "--planner-interval", paramLabel = "DURATION",
+                description = "Planning interval: 500ms, 5s, 2m or seconds (default: the planner's, 30s).")
+        String plannerInterval;
+        @Option(names = "--planner-opt", paramLabel = "KEY=VALUE",
+                description = "Any other flotilla.planner setting, e.g. scaling.min-stable=20s or aggregated.max=4 (repeatable).")
+        List<String> plannerOpts = new java.util.ArrayList<>();
 
         @Override
         public Integer call() throws InterruptedException {
@@ -72,9 +81,10 @@ public final class FlotillaCli {
             if (aggregated + prefill + decode == 0) {
                 throw new LauncherException("a cluster needs at least one worker");
             }
+            PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -34,6 +34,21 @@ final class LauncherLock implements AutoCloseable {
         }
     }
 
+    /** As {@link #acquire(Path)}, retrying for up to {@code wait} while another command holds the lock. */
+    static LauncherLock acquire(Path file, java.time.Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            try {
+                return acquire(file);
+            } catch (LauncherException busy) {
+                if (System.nanoTime() >= deadline) {
+                    throw busy;
+                }
+                ProcessControl.sleep(100);
+            }
+        }
+    }
+
     @Override
     public void close() {
         try {

@@ -19,6 +19,8 @@ import java.util.Optional;
 public final class LocalCluster {
 
     public static final String KAFKA = "kafka";
+    /** How long start-worker waits for another command (another start-worker, up, down) to release the lock. */
+    static final Duration START_LOCK_WAIT = Duration.ofSeconds(60);
 
     private final Path root;
     private final Path stateDir;
@@ -57,6 +59,12 @@ public final class LocalCluster {
     /** As {@link #up(int, int, int, String, String, Duration)}, with simulated engines {@code simSpeedup} times faster. */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, PlannerOptions.SHADOW, timeout);
+    }
+
+    /** As {@link #up(int, int, int, String, String, double, Duration)}, with the planner run as {@code planner} says. */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -69,6 +77,7 @@ public final class LocalCluster {
             state.setLayout("router-mode", routerMode);
             state.setLayout("kafka", kafkaAddress);
             state.setLayout("sim-speedup", Double.toString(simSpeedup));
+            state.setLayout("planner", planner.connector());
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -77,7 +86,7 @@ public final class LocalCluster {
                     state.put(started.get(0));
                     state.save();
                 }
-                List<ServiceSpec> specs = layout.services();
+                List<ServiceSpec> specs = layout.services(planner);
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec);
                     started.add(s);
@@ -149,9 +158,15 @@ public final class LocalCluster {
         }
     }
 
-    /** Starts worker n (again) with the layout of the running cluster and waits until it is healthy. */
+    /**
+     * Starts worker n (again) with the layout of the running cluster and waits until it is healthy. The
+     * launcher lock is held (waited for up to {@link #START_LOCK_WAIT}) only to launch and record the
+     * process, not while it starts, so several workers can start at once (the planner's local connector
+     * scales a pool up by more than one).
+     */
     public RunningService startWorker(int n, Duration timeout) {
-        try (LauncherLock ignored = lock()) {
+        RunningService s;
+        try (LauncherLock ignored = LauncherLock.acquire(stateDir.resolve("launcher.lock"), START_LOCK_WAIT)) {
             ClusterState state = ClusterState.load(stateDir);
             if (state.isEmpty()) {
                 throw new LauncherException("no cluster is running; start one with bin/flotilla up");
@@ -170,7 +185,6 @@ public final class LocalCluster {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");
                 }
             }
-            RunningService s;
             try {
                 s = processes.launch(spec);
             } catch (IOException e) {
@@ -178,14 +192,14 @@ public final class LocalCluster {
             }
             state.put(s);
             state.save();
-            try {
-                awaitHealthy(List.of(s), Instant.now().plus(timeout));
-            } catch (RuntimeException e) {
-                ProcessControl.stop(List.of(s), Duration.ofSeconds(5));
-                throw e;
-            }
-            return s;
         }
+        try {
+            awaitHealthy(List.of(s), Instant.now().plus(timeout));
+        } catch (RuntimeException e) {
+            ProcessControl.stop(List.of(s), Duration.ofSeconds(5));
+            throw e;
+        }
+        return s;
     }
 
     private RunningService startKafka() {

@@ -7,6 +7,7 @@ import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.worker.config.WorkerProperties;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.KvTransferSupport;
+import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.KvTransferNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,7 @@ import org.springframework.context.SmartLifecycle;
 
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -83,8 +85,9 @@ public final class WorkerFleet implements SmartLifecycle {
                 StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), capacity, timing);
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.setStepListener(metrics::stepExecuted);
-                KvTransferNode transfer = openTransfer(id, engine, metrics, i);
-                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, transfer,
+                EngineHandoffs engineHandoffs = engineHandoffs(id, engine);
+                KvTransferNode transfer = engineHandoffs == null ? openTransfer(id, engine, metrics, i) : null;
+                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, transfer, engineHandoffs,
                         properties.grpcPort(i), scheduler, properties.heartbeatMs(), properties.loadReportMs());
                 workers.add(worker);
                 worker.start();
@@ -94,6 +97,21 @@ public final class WorkerFleet implements SmartLifecycle {
             throw e;
         }
         running = true;
+    }
+
+    /**
+     * The disaggregated side of a worker whose engine moves KV itself (vLLM {@code kv_transfer_params}),
+     * or null when transfer is off for its role or the engine has no such protocol.
+     */
+    private EngineHandoffs engineHandoffs(WorkerIdentity id, Engine engine) {
+        if (!properties.transfer().enabledFor(properties.role())) {
+            return null;
+        }
+        return engine.engineKvTransfer().map(t -> {
+            log.info("{}: KV moves engine to engine (kv_transfer_params); handoffs stay usable for {} ms", id.id(),
+                    properties.http().handoffTtlMs());
+            return new EngineHandoffs(t, clock, Duration.ofMillis(properties.http().handoffTtlMs()));
+        }).orElse(null);
     }
 
     /** The worker's KV transfer side, or null when transfer is off for its role or its engine cannot move KV. */

@@ -6,6 +6,7 @@ import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.worker.api.WorkerGrpcService;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.KvTransferNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,7 @@ public final class WorkerInstance implements AutoCloseable {
     private final StatusReporter status;
     private final WorkerMetrics metrics;
     private final KvTransferNode transfer;
+    private final EngineHandoffs engineHandoffs;
     private final GrpcEndpoint endpoint;
     private final ScheduledExecutorService scheduler;
     private final int heartbeatMs;
@@ -40,7 +42,7 @@ public final class WorkerInstance implements AutoCloseable {
     private ScheduledFuture<?> loadReports;
 
     public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
-                          WorkerMetrics metrics, KvTransferNode transfer, int grpcPort,
+                          WorkerMetrics metrics, KvTransferNode transfer, EngineHandoffs engineHandoffs, int grpcPort,
                           ScheduledExecutorService scheduler, int heartbeatMs, int loadReportMs) {
         this.identity = identity;
         this.engine = engine;
@@ -48,6 +50,7 @@ public final class WorkerInstance implements AutoCloseable {
         this.status = status;
         this.metrics = metrics;
         this.transfer = transfer;
+        this.engineHandoffs = engineHandoffs;
         this.scheduler = scheduler;
         this.heartbeatMs = heartbeatMs;
         this.loadReportMs = loadReportMs;
@@ -69,6 +72,14 @@ public final class WorkerInstance implements AutoCloseable {
     /** The KV transfer side; empty when this worker neither serves Prefill nor pulls handoffs. */
     public Optional<KvTransferNode> transfer() {
         return Optional.ofNullable(transfer);
+    }
+
+    /**
+     * The disaggregated side of a worker whose engine moves KV itself; empty for workers with a
+     * transfer agent and for roles with transfer off.
+     */
+    public Optional<EngineHandoffs> engineHandoffs() {
+        return Optional.ofNullable(engineHandoffs);
     }
 
     public WorkerState state() {

@@ -26,7 +26,7 @@ public final class WorkerMetrics {
     public WorkerMetrics(MeterRegistry registry, WorkerIdentity identity, Engine engine, KvEventPublisher events,
                          StatusReporter status) {
         this.registry = registry;
-        Tags tags = Tags.of("worker", identity.id(), "role", roleName(identity), "model", identity.model());
+        Tags tags = tagsOf(identity);
         this.tags = tags;
         Gauge.builder("flotilla.worker.running_requests", engine, e -> e.load().running())
                 .description("Sequences in the running batch").tags(tags).register(registry);
@@ -111,6 +111,11 @@ public final class WorkerMetrics {
 
     public void stepExecuted(double stepMs) {
         step.record(Duration.ofNanos((long) (stepMs * 1_000_000)));
+    }
+
+    /** The tags every meter of {@code identity}'s worker carries. */
+    public static Tags tagsOf(WorkerIdentity identity) {
+        return Tags.of("worker", identity.id(), "role", roleName(identity), "model", identity.model());
     }
 
     private static String roleName(WorkerIdentity identity) {

@@ -15,6 +15,7 @@ import io.flotilla.protocol.v1.ReleaseKvLeaseResponse;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.flotilla.worker.agent.WorkerInstance;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.KvTransferNode;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -41,7 +42,10 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
-        if (request.hasHandoff()) {
+        EngineHandoffs engineSide = worker.engineHandoffs().orElse(null);
+        if (request.hasHandoff() && engineSide != null) {
+            EngineHandoffDecode.start(worker, engineSide, request, stream, relay);
+        } else if (request.hasHandoff()) {
             HandoffDecode.start(worker, request, stream, relay);
         } else {
             submitLocal(worker, request, stream, relay, "");
@@ -63,14 +67,16 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
     }
 
     /**
-     * Prefill only: the prompt's KV stays pinned under a transfer lease and the answer is the handoff
-     * a decode worker continues from. Workers without a transfer side answer UNIMPLEMENTED.
+     * Prefill only: the prompt's KV stays pinned under a transfer lease (or, when the engine moves KV
+     * itself, held by the engine) and the answer is the handoff a decode worker continues from.
+     * Workers without a transfer side answer UNIMPLEMENTED.
      */
     @Override
     public void prefill(PrefillRequest request, StreamObserver<PrefillResult> observer) {
         ServerCallStreamObserver<PrefillResult> stream = (ServerCallStreamObserver<PrefillResult>) observer;
         KvTransferNode transfer = worker.transfer().orElse(null);
-        if (transfer == null) {
+        EngineHandoffs engineSide = worker.engineHandoffs().orElse(null);
+        if (transfer == null && engineSide == null) {
             observer.onError(Status.UNIMPLEMENTED
                     .withDescription("prefill-only execution is not available on " + worker.identity().id() + " (role "
                             + worker.identity().role() + ", no KV transfer agent)")
@@ -84,6 +90,10 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel);
+        if (engineSide != null) {
+            EnginePrefillCall.start(worker.identity(), engineSide, request, stream, relay);
+            return;
+        }
         try {
             relay.attach(transfer.engine().prefill(EngineRequests.of(request),
                     new PrefillCall(worker.identity(), transfer, request, stream)));

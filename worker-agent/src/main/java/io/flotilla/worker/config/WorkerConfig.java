@@ -6,6 +6,8 @@ import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.worker.agent.EngineFactory;
 import io.flotilla.worker.agent.WorkerFleet;
 import io.flotilla.worker.agent.WorkerInstance;
+import io.flotilla.worker.agent.WorkerMetrics;
+import io.flotilla.worker.engine.openai.ExternalEngineMeters;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
@@ -76,9 +78,9 @@ class WorkerConfig {
 
     /** The engine each worker runs in front of: {@code flotilla.worker.engine} = sim or openai-http. */
     @Bean
-    EngineFactory engineFactory(WorkerProperties properties, TimingModel timing, Clock clock) {
+    EngineFactory engineFactory(WorkerProperties properties, TimingModel timing, Clock clock, MeterRegistry registry) {
         if ("openai-http".equals(properties.engine())) {
-            return externalEngineFactory(properties, clock);
+            return externalEngineFactory(properties, clock, registry);
         }
         WorkerProperties.Sim sim = properties.sim();
         return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
@@ -99,9 +101,9 @@ class WorkerConfig {
     /**
      * An adapter in front of the external engine server {@code flotilla.worker.http} names (vLLM or
      * SGLang). It hashes with the worker's namespace and block size, so its KV events carry the seq
-     * hashes the gateway computes; one worker per engine server.
+     * hashes the gateway computes; one worker per engine server. Its meters join the worker's.
      */
-    private static EngineFactory externalEngineFactory(WorkerProperties properties, Clock clock) {
+    private static EngineFactory externalEngineFactory(WorkerProperties properties, Clock clock, MeterRegistry registry) {
         if (properties.instances() != 1) {
             throw new IllegalStateException("flotilla.worker.engine=openai-http fronts one engine server per worker;"
                     + " set flotilla.worker.instances=1 (got " + properties.instances() + ")");
@@ -113,8 +115,12 @@ class WorkerConfig {
                 Duration.ofMillis(http.scrapeIntervalMs()), http.unhealthyAfter(), Duration.ofMillis(http.connectTimeoutMs()),
                 Duration.ofMillis(http.requestTimeoutMs()), Duration.ofMillis(http.replayTimeoutMs()), http.maxInFlight(),
                 http.returnTokenIds());
-        return (identity, index) -> OpenAiHttpEngine.start(settings, new BlockHasher(identity.namespace(), identity.blockSize()),
-                clock, identity.id() + "-engine");
+        return (identity, index) -> {
+            OpenAiHttpEngine engine = OpenAiHttpEngine.start(settings,
+                    new BlockHasher(identity.namespace(), identity.blockSize()), clock, identity.id() + "-engine");
+            ExternalEngineMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
+            return engine;
+        };
     }
 
     @Bean

@@ -142,6 +142,9 @@ public record WorkerProperties(
      * @param maxInFlight      requests in flight to the engine before the worker answers RESOURCE_EXHAUSTED
      * @param returnTokenIds   send {@code "return_token_ids": true} (vLLM 0.10 and later return the
      *                         generated ids with it; turn off for servers that reject unknown fields)
+     * @param handoffTtlMs     how long a P/D handoff from this worker (prefill role) stays usable; keep it
+     *                         below the engine's own timeout for KV nobody reads (vLLM
+     *                         {@code VLLM_NIXL_ABORT_REQUEST_TIMEOUT}, 480 s by default)
      */
     public record Http(
             @DefaultValue("http://localhost:8000") @NotBlank String url,
@@ -158,7 +161,8 @@ public record WorkerProperties(
             @DefaultValue("60000") @Min(1) int requestTimeoutMs,
             @DefaultValue("1000") @Min(1) int replayTimeoutMs,
             @DefaultValue("1024") @Min(1) int maxInFlight,
-            @DefaultValue("true") boolean returnTokenIds) {
+            @DefaultValue("true") boolean returnTokenIds,
+            @DefaultValue("120000") @Min(100) int handoffTtlMs) {
     }
 
     /** The KV layout string workers advertise and hash with, e.g. {@code bf16/bs16/paged}. */

@@ -74,6 +74,14 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * Disaggregated serving where the engine's own KV connector moves the KV between engines (vLLM
+     * {@code kv_transfer_params}); empty when the engine has no such protocol.
+     */
+    default Optional<EngineKvTransfer> engineKvTransfer() {
+        return Optional.empty();
+    }
+
+    /**
      * Whether the engine can serve now. An in-process engine is healthy while it is open; an
      * adapter for an external server answers from its last health checks (see the adapter), so
      * this is cheap and never blocks. The agent publishes UNHEALTHY while it is false, which takes

@@ -73,4 +73,41 @@ class HandoffCheckTest {
                 .isInstanceOfSatisfying(HandoffFailure.class, f -> org.assertj.core.api.Assertions.assertThat(f.reason())
                         .isEqualTo(reason));
     }
+
+    /** A handoff from a worker whose engine moves KV itself: engine params, no blocks, no lease id. */
+    private static KvHandoff.Builder engineNative() {
+        return KvHandoff.newBuilder().setModel("flotilla-sim").setKvLayout("bf16/bs16/paged").setBlockSize(16)
+                .setSourceWorkerId("worker-0").setSourceEpoch(7).setLeaseExpiryMs(NOW + 1).setComputedTokens(40)
+                .setEngineTransferParams("{\"do_remote_prefill\":true,\"remote_block_ids\":[4,5],"
+                        + "\"remote_engine_id\":\"e\",\"remote_host\":\"h\",\"remote_port\":5600}");
+    }
+
+    @Test
+    void anEngineNativeHandoffPassesTheEngineTransferCheck() {
+        assertThatCode(() -> HandoffCheck.checkEngineTransfer(engineNative().build(), REQUEST, SELF, NOW))
+                .doesNotThrowAnyException();
+    }
+
+    static Stream<Arguments> engineTransferRefusals() {
+        return Stream.of(
+                refusal("model", h -> h.setModel("other")),
+                refusal("kv_layout", h -> h.setKvLayout("fp8/bs16/paged")),
+                refusal("block_size", h -> h.setBlockSize(32)),
+                refusal("epoch", h -> h.setSourceEpoch(0)),
+                refusal("epoch", h -> h.setSourceWorkerId("worker-1")),
+                refusal("lease_expired", h -> h.setLeaseExpiryMs(NOW)),
+                refusal("engine_params", h -> h.clearEngineTransferParams()),
+                refusal("engine_params", h -> h.setEngineTransferParams("[1,2]")),
+                refusal("engine_params", h -> h.setEngineTransferParams("{not json")),
+                refusal("prompt", h -> h.setComputedTokens(41)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("engineTransferRefusals")
+    void anEngineNativeHandoffThisWorkerCannotUseIsRefusedWithItsReason(String reason, UnaryOperator<KvHandoff.Builder> change) {
+        KvHandoff h = change.apply(engineNative()).build();
+        assertThatThrownBy(() -> HandoffCheck.checkEngineTransfer(h, REQUEST, SELF, NOW))
+                .isInstanceOfSatisfying(HandoffFailure.class, f -> org.assertj.core.api.Assertions.assertThat(f.reason())
+                        .isEqualTo(reason));
+    }
 }

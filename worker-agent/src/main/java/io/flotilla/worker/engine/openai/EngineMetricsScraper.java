@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reads an external engine's load and health, one round per scrape interval: {@code GET} the
@@ -39,6 +40,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private volatile Runnable onRecovery = () -> { };
     private volatile EngineMetrics latest = EngineMetrics.UNKNOWN;
     private volatile boolean healthy;
+    private final AtomicLong failedRoundsTotal = new AtomicLong();
+    private final AtomicLong healthFailuresTotal = new AtomicLong();
     private int failedRounds;
     private boolean everGood;
     private int warnedBlockSize;
@@ -93,6 +96,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
             if (health.statusCode() != 200) {
                 problem = "health answered " + health.statusCode();
                 unhealthyNow = true;
+                healthFailuresTotal.incrementAndGet();
             } else {
                 HttpResponse<String> metrics = get(metricsUri);
                 if (metrics.statusCode() != 200) {
@@ -117,6 +121,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
             healthy = true;
         } else {
             failedRounds++;
+            failedRoundsTotal.incrementAndGet();
             if (unhealthyNow || failedRounds >= unhealthyAfter || !everGood) {
                 healthy = false;
             }
@@ -149,6 +154,16 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     ********************************************************************************""",
                     metricsUri, engineBlockSize, blockSize, blockSize, engineBlockSize);
         }
+    }
+
+    /** Rounds that failed for any reason (unreachable, health not 200, metrics unreadable), since start. */
+    public long failedRoundsTotal() {
+        return failedRoundsTotal.get();
+    }
+
+    /** Health checks the engine answered with a status other than 200, since start. */
+    public long healthFailuresTotal() {
+        return healthFailuresTotal.get();
     }
 
     /** The last block size the engine reported that differs from Flotilla's, or 0. */

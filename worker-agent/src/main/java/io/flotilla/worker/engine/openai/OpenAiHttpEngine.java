@@ -4,12 +4,14 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.worker.engine.DeadlineExceededException;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineException;
+import io.flotilla.worker.engine.EngineKvTransfer;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
 import io.flotilla.worker.engine.KvEventListener;
+import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
 import io.flotilla.worker.engine.TokenSink;
@@ -36,6 +38,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -59,7 +62,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       and re-read from the replay buffer, since a restarted engine's hashes mean other blocks.</li>
  * </ul>
  */
-public final class OpenAiHttpEngine implements Engine {
+public final class OpenAiHttpEngine implements Engine, EngineKvTransfer {
 
     private static final Logger log = LoggerFactory.getLogger(OpenAiHttpEngine.class);
     private static final ParameterizedTypeReference<ServerSentEvent<String>> SSE = new ParameterizedTypeReference<>() {
@@ -136,6 +139,7 @@ public final class OpenAiHttpEngine implements Engine {
      *
      * @throws InvalidRequestException also when {@code kvTransferParams} is not a JSON object
      */
+    @Override
     public RequestHandle submitWithKvTransfer(EngineRequest request, String kvTransferParams, TokenSink sink) {
         CompletionBody.validate(request);
         String body = CompletionBody.stream(settings.servedModel(), request, settings.returnTokenIds(), kvTransferParams);
@@ -161,6 +165,7 @@ public final class OpenAiHttpEngine implements Engine {
      *         {@link EngineException} (also when the engine returns no params: it was started without
      *         a KV connector); cancelling the future closes the HTTP request
      */
+    @Override
     public CompletableFuture<RemotePrefill> prefillRemote(EngineRequest request) {
         CompletionBody.validate(request);
         synchronized (this) {
@@ -174,7 +179,7 @@ public final class OpenAiHttpEngine implements Engine {
                 .header("X-Request-Id", request.requestId())
                 .bodyValue(body)
                 .exchangeToMono(resp -> resp.statusCode().is2xxSuccessful()
-                        ? resp.bodyToMono(String.class).map(RemotePrefill::fromResponse)
+                        ? resp.bodyToMono(String.class).map(OpenAiHttpEngine::remotePrefill)
                         : OpenAiHttpEngine.<RemotePrefill>errorBody(resp));
         if (request.deadline() != null) {
             Duration left = Duration.between(clock.instant(), request.deadline());
@@ -184,6 +189,20 @@ public final class OpenAiHttpEngine implements Engine {
             result = result.timeout(left, Mono.error(() -> new DeadlineExceededException("deadline passed during remote prefill")));
         }
         return result.onErrorMap(e -> !(e instanceof EngineException), EngineHttpErrors::forFailure).toFuture();
+    }
+
+    /** Reads the engine's non-streamed prefill response; throws an {@code EngineException} for errors or missing params. */
+    static RemotePrefill remotePrefill(String json) {
+        CompletionChunk c = CompletionChunk.parse(json);
+        if (c.error() != null) {
+            throw c.error();
+        }
+        if (c.kvTransferParams() == null) {
+            throw new EngineUnavailableException("engine returned no kv_transfer_params; is it started with --kv-transfer-config?");
+        }
+        CompletionChunk.Usage u = c.usage() == null ? new CompletionChunk.Usage(0, 0, 0) : c.usage();
+        return new RemotePrefill(c.kvTransferParams(), c.tokenIds() == null ? new int[0] : c.tokenIds(),
+                u.promptTokens(), u.cachedTokens());
     }
 
     private static <T> Mono<T> errorBody(ClientResponse resp) {
@@ -210,6 +229,12 @@ public final class OpenAiHttpEngine implements Engine {
         if (draining && inFlight.isEmpty()) {
             drained.complete(null);
         }
+    }
+
+    /** vLLM's {@code kv_transfer_params} protocol; whether the engine has a KV connector shows per request. */
+    @Override
+    public Optional<EngineKvTransfer> engineKvTransfer() {
+        return Optional.of(this);
     }
 
     @Override
@@ -315,6 +340,11 @@ public final class OpenAiHttpEngine implements Engine {
     /** The last scraped engine metrics. */
     public EngineMetrics engineMetrics() {
         return scraper.latest();
+    }
+
+    /** Health and metrics scrape rounds that failed, and health checks answered with a status other than 200. */
+    public EngineMetricsScraper scraper() {
+        return scraper;
     }
 
     public OpenAiEngineSettings settings() {

@@ -19,11 +19,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * vLLM's OpenAI-compatible server as the worker sees it on the wire: {@code POST /v1/completions}
  * streamed as SSE ({@code data: {"id":…,"object":"text_completion",…,"choices":[{"index":0,"text":…,
  * "token_ids":[…],"finish_reason":null}]}} per token, the last choice chunk with its finish reason,
- * a usage chunk with empty choices, then {@code data: [DONE]}), the non-streamed response with
- * {@code kv_transfer_params} for a remote-decode prefill, OpenAI error bodies, {@code /metrics} in
- * Prometheus text, {@code /health} and {@code /reset_prefix_cache}.
+ * a usage chunk with empty choices, then {@code data: [DONE]}), OpenAI error bodies, {@code /metrics}
+ * in Prometheus text, {@code /health} and {@code /reset_prefix_cache}.
+ *
+ * <p>With {@link #kvConnector} on it answers like vLLM started with
+ * {@code --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'}: a non-streamed
+ * prefill with {@code max_tokens: 1} and {@code kv_transfer_params.do_remote_decode} returns
+ * {@code kv_transfer_params} with {@code do_remote_prefill: true}, the ids of the prompt's full
+ * blocks ({@code remote_block_ids}; NixlConnector leaves the partial last block to the decode side),
+ * its engine id and side-channel address ({@code remote_engine_id}, {@code remote_host},
+ * {@code remote_port}) and {@code tp_size}; a request carrying {@code do_remote_prefill} must name
+ * all of them (else 400, as the connector would fail it) and is recorded in
+ * {@link #transferParamsReceived}. Without a connector {@code kv_transfer_params} is null.
  */
-final class FakeVllmServer implements AutoCloseable {
+public final class FakeVllmServer implements AutoCloseable {
+
+    /**
+     * The engine's prefix cache as the fake models it: called with every request's prompt before it
+     * is answered; returns the prompt tokens found cached (they become {@code cached_tokens}).
+     */
+    @FunctionalInterface
+    public interface PromptCache {
+        int admit(int[] prompt);
+    }
 
     static String vllmMetrics(int running, int waiting, double usage, int blockSize, int gpuBlocks) {
         return """
@@ -55,6 +73,11 @@ final class FakeVllmServer implements AutoCloseable {
     });
     final List<JsonNode> requests = new CopyOnWriteArrayList<>();
     final List<String> requestIds = new CopyOnWriteArrayList<>();
+    /** {@code kv_transfer_params} this engine returned for remote-decode prefills, as JSON objects. */
+    final List<JsonNode> transferParamsIssued = new CopyOnWriteArrayList<>();
+    /** {@code kv_transfer_params} of requests that asked this engine to pull a prompt's KV. */
+    final List<JsonNode> transferParamsReceived = new CopyOnWriteArrayList<>();
+    private final AtomicInteger nextBlockId = new AtomicInteger(1);
     final AtomicInteger disconnects = new AtomicInteger();
     final AtomicInteger cacheResets = new AtomicInteger();
     final AtomicInteger openStreams = new AtomicInteger();
@@ -72,8 +95,12 @@ final class FakeVllmServer implements AutoCloseable {
     volatile String streamError;
     volatile int healthStatus = 200;
     volatile String metrics = vllmMetrics(3, 2, 0.25, 16, 2048);
+    volatile boolean kvConnector = true;
+    volatile int blockSize = 16;
+    volatile String engineId = "engine-a";
+    volatile PromptCache cache;
 
-    FakeVllmServer() throws IOException {
+    public FakeVllmServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(executor);
         server.createContext("/v1/completions", this::completions);
@@ -86,8 +113,38 @@ final class FakeVllmServer implements AutoCloseable {
         server.start();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** Bodies of every {@code /v1/completions} request, in arrival order. */
+    public List<JsonNode> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** {@code X-Request-Id} of every {@code /v1/completions} request. */
+    public List<String> requestIds() {
+        return List.copyOf(requestIds);
+    }
+
+    /** {@code kv_transfer_params} this engine returned for remote-decode prefills. */
+    public List<JsonNode> transferParamsIssued() {
+        return List.copyOf(transferParamsIssued);
+    }
+
+    /** {@code kv_transfer_params} of requests that made this engine pull a prompt's KV. */
+    public List<JsonNode> transferParamsReceived() {
+        return List.copyOf(transferParamsReceived);
+    }
+
+    /** Whether it answers like an engine with NixlConnector (default) or without a KV connector. */
+    public void setKvConnector(boolean on) {
+        kvConnector = on;
+    }
+
+    /** The status {@code /health} answers (200 = healthy). */
+    public void setHealthStatus(int status) {
+        healthStatus = status;
     }
 
     JsonNode lastRequest() {
@@ -103,14 +160,26 @@ final class FakeVllmServer implements AutoCloseable {
             return;
         }
         int prompt = req.path("prompt").size();
+        JsonNode kv = req.path("kv_transfer_params");
+        if (kv.path("do_remote_prefill").asBoolean(false)) {
+            for (String field : List.of("remote_engine_id", "remote_block_ids", "remote_host", "remote_port")) {
+                if (kv.path(field).isMissingNode() || kv.path(field).isNull()) {
+                    reply(ex, 400, "application/json", "{\"object\":\"error\",\"message\":\"kv_transfer_params."
+                            + field + " is required with do_remote_prefill\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}");
+                    return;
+                }
+            }
+            transferParamsReceived.add(kv);
+        }
+        PromptCache c = cache;
+        int cached = c == null ? cachedTokens : c.admit(promptIds(req));
         if (!req.path("stream").asBoolean(false)) {
             reply(ex, 200, "application/json", """
                     {"id":"cmpl-p1","object":"text_completion","created":1700000000,"model":"m","choices":[{"index":0,\
                     "text":"A","logprobs":null,"finish_reason":"length","stop_reason":null,"token_ids":[%d],\
                     "prompt_logprobs":null}],"usage":{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":1,\
-                    "prompt_tokens_details":{"cached_tokens":%d}},"kv_transfer_params":{"do_remote_prefill":true,\
-                    "do_remote_decode":false,"remote_block_ids":[1,2,3],"remote_engine_id":"engine-a",\
-                    "remote_host":"10.0.0.1","remote_port":5600,"tp_size":1}}""".formatted(tokens[0], prompt, prompt + 1, cachedTokens));
+                    "prompt_tokens_details":{"cached_tokens":%d}},"kv_transfer_params":%s}"""
+                    .formatted(tokens[0], prompt, prompt + 1, cached, transferParams(req, prompt)));
             return;
         }
         ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
@@ -137,7 +206,7 @@ final class FakeVllmServer implements AutoCloseable {
             }
             send(out, "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1700000000,\"model\":\"m\",\"choices\":[],"
                     + "\"usage\":{\"prompt_tokens\":" + prompt + ",\"total_tokens\":" + (prompt + n) + ",\"completion_tokens\":"
-                    + n + ",\"prompt_tokens_details\":{\"cached_tokens\":" + cachedTokens + "}}}");
+                    + n + ",\"prompt_tokens_details\":{\"cached_tokens\":" + cached + "}}}");
             send(out, "[DONE]");
         } catch (IOException e) {
             disconnects.incrementAndGet();
@@ -146,6 +215,34 @@ final class FakeVllmServer implements AutoCloseable {
         } finally {
             openStreams.decrementAndGet();
         }
+    }
+
+    /**
+     * NixlConnector's {@code request_finished}: params only for a length-capped one-token prefill that
+     * asked for a remote decode; the blocks stay with this engine for the decode engine to read.
+     */
+    private String transferParams(JsonNode req, int prompt) {
+        if (!kvConnector || !req.path("kv_transfer_params").path("do_remote_decode").asBoolean(false)
+                || req.path("max_tokens").asInt(16) != 1) {
+            return "null";
+        }
+        StringBuilder ids = new StringBuilder();
+        for (int b = 0; b < prompt / blockSize; b++) {
+            ids.append(ids.length() == 0 ? "" : ",").append(nextBlockId.getAndIncrement());
+        }
+        String params = "{\"do_remote_prefill\":true,\"do_remote_decode\":false,\"remote_block_ids\":[" + ids
+                + "],\"remote_engine_id\":\"" + engineId + "\",\"remote_host\":\"10.0.0.1\",\"remote_port\":5600,\"tp_size\":1}";
+        transferParamsIssued.add(JSON.readTree(params));
+        return params;
+    }
+
+    private static int[] promptIds(JsonNode req) {
+        JsonNode p = req.path("prompt");
+        int[] ids = new int[p.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = p.get(i).asInt();
+        }
+        return ids;
     }
 
     private static void send(OutputStream out, String data) throws IOException {

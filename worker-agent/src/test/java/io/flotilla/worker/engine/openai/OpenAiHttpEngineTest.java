@@ -8,6 +8,7 @@ import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -225,6 +226,7 @@ class OpenAiHttpEngineTest {
     @Test
     void remotePrefillSendsDoRemoteDecodeAndReturnsTheTransferParams() throws Exception {
         server.cachedTokens = 2;
+        server.blockSize = 2;
         RemotePrefill p = engine.prefillRemote(EngineRequest.of("req-p", PROMPT, 50)).get(10, TimeUnit.SECONDS);
 
         JsonNode body = server.lastRequest();
@@ -237,13 +239,24 @@ class OpenAiHttpEngineTest {
         assertThat(p.cachedTokens()).isEqualTo(2);
         JsonNode params = JsonMapper.builder().build().readTree(p.kvTransferParams());
         assertThat(params.path("remote_engine_id").asString()).isEqualTo("engine-a");
-        assertThat(params.path("remote_block_ids").toString()).isEqualTo("[1,2,3]");
+        assertThat(params.path("do_remote_prefill").asBoolean()).isTrue();
+        assertThat(params.path("remote_block_ids").toString()).as("the 5-token prompt's two full blocks").isEqualTo("[1,2]");
 
         AwaitingSink sink = new AwaitingSink();
         engine.submitWithKvTransfer(EngineRequest.of("req-p", PROMPT, 3), p.kvTransferParams(), sink);
         sink.await();
         assertThat(server.lastRequest().path("kv_transfer_params")).isEqualTo(params);
+        assertThat(server.transferParamsReceived).containsExactly(params);
         assertThat(server.requestIds).containsExactly("req-p", "req-p");
+    }
+
+    @Test
+    void anEngineWithoutKvConnectorReturnsNoParamsAndThePrefillFails() {
+        server.kvConnector = false;
+        var f = engine.prefillRemote(EngineRequest.of("p", PROMPT, 50));
+        assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(EngineUnavailableException.class)
+                .hasMessageContaining("kv_transfer_params");
     }
 
     @Test

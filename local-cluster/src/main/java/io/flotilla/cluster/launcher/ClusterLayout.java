@@ -54,6 +54,11 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
 
     /** Every Flotilla service process, in start order (Kafka is not included), the planner run as {@code planner} says. */
     public List<ServiceSpec> services(PlannerOptions planner) {
+        return services(planner, ExternalEngines.NONE);
+    }
+
+    /** As {@link #services(PlannerOptions)}, worker n in front of {@code engines}' engine n when they are external. */
+    public List<ServiceSpec> services(PlannerOptions planner, ExternalEngines engines) {
         List<ServiceSpec> out = new ArrayList<>();
         String kafka = "--spring.kafka.bootstrap-servers=" + kafkaBootstrap;
         out.add(new ServiceSpec("kv-indexer", "kv-indexer-service",
@@ -69,7 +74,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
                 ports("http", Ports.PLANNER_HTTP), Ports.PLANNER_MANAGEMENT,
                 plannerArgs(kafka, planner), SERVICE_HEAP));
         for (int n = 0; n < workerCount(); n++) {
-            out.add(worker(n));
+            out.add(worker(n, engines));
         }
         out.add(new ServiceSpec("gateway", "gateway-service",
                 ports("http", Ports.GATEWAY_HTTP, "mgmt", Ports.GATEWAY_MANAGEMENT), Ports.GATEWAY_MANAGEMENT,
@@ -84,21 +89,30 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         return args;
     }
 
-    /** Worker n as its own process. */
+    /** Worker n as its own process, with a simulated engine. */
     public ServiceSpec worker(int n) {
+        return worker(n, ExternalEngines.NONE);
+    }
+
+    /** Worker n as its own process, in front of {@code engines}' engine n when they are external. */
+    public ServiceSpec worker(int n, ExternalEngines engines) {
+        List<String> args = new ArrayList<>(workerArgs(n));
+        args.addAll(engines.workerArgs(n));
         return new ServiceSpec(Ports.workerId(n), "worker-agent",
                 ports("grpc", Ports.workerGrpc(n), "transfer", Ports.workerTransfer(n), "mgmt", Ports.workerManagement(n)),
-                Ports.workerManagement(n),
-                List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap,
-                        "--server.port=" + Ports.workerManagement(n),
-                        "--flotilla.worker.index=" + n,
-                        "--flotilla.worker.id=" + Ports.workerId(n),
-                        "--flotilla.worker.grpc-port=" + Ports.workerGrpc(n),
-                        "--flotilla.worker.transfer-port=" + Ports.workerTransfer(n),
-                        "--flotilla.worker.advertised-host=127.0.0.1",
-                        "--flotilla.worker.role=" + roleOf(n),
-                        "--flotilla.worker.sim.speedup=" + simSpeedup),
-                WORKER_HEAP);
+                Ports.workerManagement(n), args, WORKER_HEAP);
+    }
+
+    private List<String> workerArgs(int n) {
+        return List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap,
+                "--server.port=" + Ports.workerManagement(n),
+                "--flotilla.worker.index=" + n,
+                "--flotilla.worker.id=" + Ports.workerId(n),
+                "--flotilla.worker.grpc-port=" + Ports.workerGrpc(n),
+                "--flotilla.worker.transfer-port=" + Ports.workerTransfer(n),
+                "--flotilla.worker.advertised-host=127.0.0.1",
+                "--flotilla.worker.role=" + roleOf(n),
+                "--flotilla.worker.sim.speedup=" + simSpeedup);
     }
 
     private static Map<String, Integer> ports(Object... kv) {

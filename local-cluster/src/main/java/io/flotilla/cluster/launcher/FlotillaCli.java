@@ -62,6 +62,22 @@ public final class FlotillaCli {
         @Option(names = "--planner-opt", paramLabel = "KEY=VALUE",
                 description = "Any other flotilla.planner setting, e.g. scaling.min-stable=20s or aggregated.max=4 (repeatable).")
         List<String> plannerOpts = new java.util.ArrayList<>();
+        @Option(names = "--engine", defaultValue = "sim",
+                description = "Engine of every worker: sim (built-in simulation) or openai-http (an external vLLM/SGLang server per worker; default ${DEFAULT-VALUE}).")
+        String engine;
+        @Option(names = "--engine-url", paramLabel = "URL[,URL...]",
+                description = "With --engine openai-http: the engines' base URLs, one per worker, in worker order (prefill workers first).")
+        String engineUrls;
+        @Option(names = "--kv-events", paramLabel = "tcp://HOST:PORT[,...]",
+                description = "The engines' ZMQ KV event endpoints, one per worker (vLLM --kv-events-config endpoint).")
+        String kvEvents;
+        @Option(names = "--kv-events-replay", paramLabel = "tcp://HOST:PORT[,...]",
+                description = "The engines' ZMQ replay endpoints, one per worker (vLLM replay_endpoint).")
+        String kvEventsReplay;
+        @Option(names = "--served-model", paramLabel = "NAME", description = "The model name the engines serve (default: the workers' model).")
+        String servedModel;
+        @Option(names = "--engine-block-size", paramLabel = "N", description = "The engines' --block-size; the workers hash KV blocks with it (default 16).")
+        Integer engineBlockSize;
 
         @Override
         public Integer call() throws InterruptedException {
@@ -82,9 +98,11 @@ public final class FlotillaCli {
                 throw new LauncherException("a cluster needs at least one worker");
             }
             PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
+            ExternalEngines engines = ExternalEngines.parse(engine, engineUrls, kvEvents, kvEventsReplay, servedModel,
+                    engineBlockSize, aggregated + prefill + decode);
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

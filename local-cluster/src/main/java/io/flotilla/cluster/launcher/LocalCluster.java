@@ -65,6 +65,15 @@ public final class LocalCluster {
     /** As {@link #up(int, int, int, String, String, double, Duration)}, with the planner run as {@code planner} says. */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, ExternalEngines.NONE, timeout);
+    }
+
+    /**
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, Duration)}, worker n in front of
+     * {@code engines}' engine n when they are external.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -78,6 +87,7 @@ public final class LocalCluster {
             state.setLayout("kafka", kafkaAddress);
             state.setLayout("sim-speedup", Double.toString(simSpeedup));
             state.setLayout("planner", planner.connector());
+            engines.save(state);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -86,7 +96,7 @@ public final class LocalCluster {
                     state.put(started.get(0));
                     state.save();
                 }
-                List<ServiceSpec> specs = layout.services(planner);
+                List<ServiceSpec> specs = layout.services(planner, engines);
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec);
                     started.add(s);
@@ -179,7 +189,7 @@ public final class LocalCluster {
                     Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
                     state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
                     Double.parseDouble(state.layout("sim-speedup", "1.0")));
-            ServiceSpec spec = layout.worker(n);
+            ServiceSpec spec = layout.worker(n, ExternalEngines.load(state));
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");

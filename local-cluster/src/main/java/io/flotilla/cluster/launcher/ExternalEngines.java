@@ -1,0 +1,161 @@
+package io.flotilla.cluster.launcher;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * External engine servers (vLLM, SGLang) the local cluster's workers front instead of simulated
+ * engines: {@code bin/flotilla up --engine openai-http --engine-url URL[,URL...] [--kv-events
+ * tcp://…[,…]] [--kv-events-replay tcp://…[,…]] [--served-model NAME] [--engine-block-size N]}.
+ * Worker n fronts engine n: the i-th entry of every list belongs to worker i, in worker order
+ * (prefill workers first in a P/D layout).
+ *
+ * @param urls           base URLs of the engines' OpenAI-compatible servers; empty: simulated engines
+ * @param kvEvents       the engines' ZMQ KV event PUB endpoints; empty: no KV events
+ * @param kvEventsReplay the engines' ZMQ replay endpoints; empty: gaps resync the workers' views
+ * @param servedModel    the model name the engines serve, or null for the workers' model
+ * @param blockSize      the engines' block size (the workers hash with it), or null for the workers' default
+ */
+public record ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel,
+                              Integer blockSize) {
+
+    /** Every worker runs a simulated engine. */
+    public static final ExternalEngines NONE = new ExternalEngines(List.of(), List.of(), List.of(), null, null);
+
+    public ExternalEngines {
+        urls = List.copyOf(urls);
+        kvEvents = List.copyOf(kvEvents);
+        kvEventsReplay = List.copyOf(kvEventsReplay);
+    }
+
+    /**
+     * From the command line, checked against the cluster's {@code workers}.
+     *
+     * @param engine sim or openai-http
+     * @throws LauncherException with a one-line reason when the flags do not fit together
+     */
+    public static ExternalEngines parse(String engine, String urls, String kvEvents, String kvEventsReplay,
+                                        String servedModel, Integer blockSize, int workers) {
+        if ("sim".equals(engine)) {
+            if (urls != null || kvEvents != null || kvEventsReplay != null || servedModel != null || blockSize != null) {
+                throw new LauncherException("--engine-url, --kv-events, --kv-events-replay, --served-model and "
+                        + "--engine-block-size need --engine openai-http");
+            }
+            return NONE;
+        }
+        if (!"openai-http".equals(engine)) {
+            throw new LauncherException("--engine must be sim or openai-http, not " + engine);
+        }
+        if (urls == null) {
+            throw new LauncherException("--engine openai-http needs --engine-url with one URL per worker (" + workers + ")");
+        }
+        List<String> u = list("--engine-url", urls, "engine URL", workers);
+        u.forEach(ExternalEngines::checkUrl);
+        List<String> k = kvEvents == null ? List.of() : list("--kv-events", kvEvents, "KV event endpoint", workers);
+        if (kvEventsReplay != null && kvEvents == null) {
+            throw new LauncherException("--kv-events-replay needs --kv-events");
+        }
+        List<String> r = kvEventsReplay == null ? List.of() : list("--kv-events-replay", kvEventsReplay, "replay endpoint", workers);
+        k.forEach(e -> checkZmq("--kv-events", e));
+        r.forEach(e -> checkZmq("--kv-events-replay", e));
+        if (servedModel != null && servedModel.isBlank()) {
+            throw new LauncherException("--served-model must not be blank");
+        }
+        if (blockSize != null && (blockSize < 1 || blockSize > 1024)) {
+            throw new LauncherException("--engine-block-size must be between 1 and 1024, not " + blockSize);
+        }
+        return new ExternalEngines(u, k, r, servedModel, blockSize);
+    }
+
+    public boolean external() {
+        return !urls.isEmpty();
+    }
+
+    /** Worker n's engine settings as worker-agent arguments (none for simulated engines). */
+    public List<String> workerArgs(int n) {
+        if (!external()) {
+            return List.of();
+        }
+        if (n >= urls.size()) {
+            throw new LauncherException("worker-" + n + " has no external engine (--engine-url names " + urls.size() + ")");
+        }
+        List<String> args = new ArrayList<>();
+        args.add("--flotilla.worker.engine=openai-http");
+        args.add("--flotilla.worker.http.url=" + urls.get(n));
+        if (!kvEvents.isEmpty()) {
+            args.add("--flotilla.worker.http.kv-events=" + kvEvents.get(n));
+        }
+        if (!kvEventsReplay.isEmpty()) {
+            args.add("--flotilla.worker.http.kv-events-replay=" + kvEventsReplay.get(n));
+        }
+        if (servedModel != null) {
+            args.add("--flotilla.worker.http.served-model=" + servedModel);
+        }
+        if (blockSize != null) {
+            args.add("--flotilla.worker.sim.block-size=" + blockSize);
+        }
+        return args;
+    }
+
+    /** Records these settings in the cluster state, so start-worker starts a worker in front of the same engine. */
+    void save(ClusterState state) {
+        state.setLayout("engine", external() ? "openai-http" : "sim");
+        state.setLayout("engine-urls", String.join(",", urls));
+        state.setLayout("kv-events", String.join(",", kvEvents));
+        state.setLayout("kv-events-replay", String.join(",", kvEventsReplay));
+        state.setLayout("served-model", servedModel == null ? "" : servedModel);
+        state.setLayout("engine-block-size", blockSize == null ? "" : blockSize.toString());
+    }
+
+    /** The settings {@link #save} recorded; {@link #NONE} for clusters recorded without them. */
+    static ExternalEngines load(ClusterState state) {
+        if (!"openai-http".equals(state.layout("engine", "sim"))) {
+            return NONE;
+        }
+        String model = state.layout("served-model", "");
+        String block = state.layout("engine-block-size", "");
+        return new ExternalEngines(split(state.layout("engine-urls", "")), split(state.layout("kv-events", "")),
+                split(state.layout("kv-events-replay", "")), model.isEmpty() ? null : model,
+                block.isEmpty() ? null : Integer.valueOf(block));
+    }
+
+    private static List<String> list(String flag, String value, String what, int workers) {
+        List<String> out = new ArrayList<>();
+        for (String s : value.split(",", -1)) {
+            String t = s.trim();
+            if (t.isEmpty()) {
+                throw new LauncherException(flag + " has an empty entry: " + value);
+            }
+            out.add(t);
+        }
+        if (out.size() != workers) {
+            throw new LauncherException(flag + " names " + out.size() + " " + what + (out.size() == 1 ? "" : "s") + " for "
+                    + workers + " worker" + (workers == 1 ? "" : "s") + "; give one per worker, comma-separated, in worker "
+                    + "order (prefill workers first)");
+        }
+        return out;
+    }
+
+    private static List<String> split(String joined) {
+        return joined.isEmpty() ? List.of() : List.of(joined.split(","));
+    }
+
+    private static void checkUrl(String url) {
+        try {
+            URI u = new URI(url);
+            if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                throw new LauncherException("--engine-url: " + url + " is not an http:// or https:// URL with a host");
+            }
+        } catch (URISyntaxException e) {
+            throw new LauncherException("--engine-url: " + url + " is not a URL (" + e.getReason() + ")");
+        }
+    }
+
+    private static void checkZmq(String flag, String endpoint) {
+        if (!endpoint.matches("(tcp://[^:/\\s]+|tcp://\\[[0-9a-fA-F:]+]):\\d{1,5}|ipc://\\S+")) {
+            throw new LauncherException(flag + ": " + endpoint + " is not a ZMQ endpoint (tcp://HOST:PORT or ipc://PATH)");
+        }
+    }
+}

@@ -20,17 +20,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Scales a local cluster ({@code bin/flotilla up}) by asking it to start or drain workers.
  * <ul>
  *   <li>up: runs {@code bin/flotilla start-worker N} in {@code home} for the lowest free N whose role under
- *       the cluster's layout ({@link LocalLayout}) is the pool's; free = not in membership, not being
- *       started, not drained by this planner (a drained worker's process stays alive and holds its
- *       ports), no failed start in the last {@link #RETRY_AFTER};</li>
+ *       the cluster's layout ({@link LocalLayout}) is the pool's; free = not in membership, no live
+ *       process of that number in the launcher's state (starting, or drained and idle: it holds the
+ *       number's ports), not being started, not drained by this planner, no failed start in the last
+ *       {@link #RETRY_AFTER};</li>
  *   <li>down: {@code WorkerService.Drain} on the pool's READY workers with the fewest running requests
  *       (ties: the highest id). Never kills: the drained process stays until {@code bin/flotilla down}.</li>
- *   <li>size of a pool = its STARTING and READY workers not drained by us, plus starts in flight;</li>
+ *   <li>size of a pool = its STARTING and READY workers not drained by us, plus the workers not yet in
+ *       membership that are starting: our starts in flight, and processes the launcher started less
+ *       than {@link #SIGHTING_GRACE} ago ({@code bin/flotilla up} itself, or a start by hand);</li>
  *   <li>hand-made changes ({@code start-worker}, {@code kill-worker}): with nothing of ours in flight for
  *       the pool, a size different from what the planner last applied is reported as changed by hand.</li>
  * </ul>
@@ -38,7 +42,10 @@ import java.util.Set;
 public final class LocalConnector implements ScalingConnector {
 
     static final Duration RETRY_AFTER = Duration.ofMinutes(10);
-    /** A started worker not yet seen in membership still counts for this long after its start command ended. */
+    /**
+     * A worker not yet seen in membership still counts for this long after our start command ended, or
+     * after the launcher started its process.
+     */
     static final Duration SIGHTING_GRACE = Duration.ofSeconds(60);
 
     private static final Logger log = LoggerFactory.getLogger(LocalConnector.class);
@@ -82,10 +89,11 @@ public final class LocalConnector implements ScalingConnector {
     @Override
     public synchronized ConnectorView observe(Fleet fleet) {
         forgetSettled(fleet);
+        LocalLayout layout = LocalLayout.read(home);
         PoolCounts current = PoolCounts.NONE;
         Set<Pool> byHand = EnumSet.noneOf(Pool.class);
         for (Pool p : lastApplied.pools()) {
-            int size = size(p, fleet);
+            int size = size(p, fleet, layout);
             current = current.with(p, size);
             if (!busy(p, fleet) && size != lastApplied.get(p)) {
                 byHand.add(p);
@@ -100,7 +108,7 @@ public final class LocalConnector implements ScalingConnector {
         LocalLayout layout = LocalLayout.read(home);
         PoolCounts applied = PoolCounts.NONE;
         for (Pool p : targets.pools()) {
-            int size = size(p, fleet);
+            int size = size(p, fleet, layout);
             int want = targets.get(p);
             int done = want > size ? start(p, want - size, layout, fleet) : -drain(p, size - want, fleet);
             applied = applied.with(p, Math.max(0, size + done));
@@ -115,7 +123,8 @@ public final class LocalConnector implements ScalingConnector {
         for (int n = 0; n < maxWorkers && started < count; n++) {
             String id = Ports.workerId(n);
             Instant failedAt = failedStarts.get(id);
-            if (layout.poolOf(n) != pool || fleet.get(id).isPresent() || starting.containsKey(id) || drained.containsKey(id)
+            if (layout.poolOf(n) != pool || fleet.get(id).isPresent() || layout.runs(id) || starting.containsKey(id)
+                    || drained.containsKey(id)
                     || (failedAt != null && Duration.between(failedAt, now).compareTo(RETRY_AFTER) < 0)) {
                 continue;
             }
@@ -163,13 +172,26 @@ public final class LocalConnector implements ScalingConnector {
         return n;
     }
 
-    /** STARTING/READY workers of the pool not drained by us, plus starts not yet seen in membership. */
-    private int size(Pool pool, Fleet fleet) {
+    /**
+     * STARTING/READY workers of the pool not drained by us, plus starting workers not yet in membership:
+     * ours, and recent processes of the launcher (each id once).
+     */
+    private int size(Pool pool, Fleet fleet, LocalLayout layout) {
         int live = (int) fleet.in(pool).stream().filter(w -> w.live() && !drained.containsKey(w.id())).count();
-        int pending = (int) starting.entrySet().stream()
-                .filter(e -> e.getValue().pool == pool && fleet.get(e.getKey()).map(w -> !w.live()).orElse(true))
-                .count();
-        return live + pending;
+        Set<String> pending = new TreeSet<>();
+        starting.forEach((id, s) -> {
+            if (s.pool == pool && fleet.get(id).map(w -> !w.live()).orElse(true)) {
+                pending.add(id);
+            }
+        });
+        Instant now = clock.instant();
+        layout.processes().forEach((id, startedAt) -> {
+            if (layout.poolOf(id).filter(p -> p == pool).isPresent() && fleet.get(id).isEmpty() && !drained.containsKey(id)
+                    && Duration.between(startedAt, now).compareTo(SIGHTING_GRACE) < 0) {
+                pending.add(id);
+            }
+        });
+        return live + pending.size();
     }
 
     /** True while a start of ours for the pool is unseen or a worker we drained still shows as live. */

@@ -135,4 +135,67 @@ class LocalConnectorTest {
         connector.apply(PoolCounts.of(Pool.DECODE, 1), seen);
         assertThat(commands).hasSize(1);
     }
+    /** Launcher state with worker-2 (a decode worker) run by this very JVM, so its pid is alive. */
+    private LocalConnector withLiveWorker2Process(SimClock at) throws IOException {
+        ProcessHandle self = ProcessHandle.current();
+        Instant started = self.info().startInstant().orElseThrow();
+        Files.writeString(home.resolve(".flotilla/cluster.properties"), "layout.prefill=2\nlayout.decode=2\nlayout.aggregated=2\n"
+                + "services=kafka,worker-2\nkafka.pid=1\nworker-2.pid=" + self.pid() + "\nworker-2.started=" + started.toEpochMilli() + "\n");
+        ProcessRunner runner = (command, dir) -> {
+            commands.add(command);
+            CompletableFuture<Integer> f = new CompletableFuture<>();
+            runs.add(f);
+            return f;
+        };
+        return new LocalConnector(home, runner, (endpoint, deadline) -> new CompletableFuture<>(), Duration.ofSeconds(60), at, 16);
+    }
+
+    @Test
+    void aWorkerTheLauncherIsStillStartingCountsAndIsNotStartedTwice() throws IOException {
+        Instant started = ProcessHandle.current().info().startInstant().orElseThrow();
+        SimClock at = new SimClock(started.plusSeconds(5)); // `bin/flotilla up` launched worker-2 5 s ago
+        LocalConnector c = withLiveWorker2Process(at);
+
+        PoolCounts applied = c.apply(PoolCounts.of(Pool.DECODE, 1), Fleet.EMPTY).orElseThrow();
+
+        assertThat(applied.get(Pool.DECODE)).isEqualTo(1);
+        assertThat(commands).as("worker-2 is starting already").isEmpty();
+        ConnectorView before = c.observe(Fleet.EMPTY);
+        assertThat(before.current().get(Pool.DECODE)).isEqualTo(1);
+        assertThat(before.changedByHand()).isEmpty();
+        Fleet seen = new Fleet(List.of(worker(2, Pool.DECODE, WorkerState.WORKER_STATE_READY, 0, 5)));
+        assertThat(c.observe(seen).current().get(Pool.DECODE)).isEqualTo(1);
+        assertThat(c.observe(seen).changedByHand()).isEmpty();
+    }
+
+    @Test
+    void anOldIdleProcessOfTheLauncherIsNotCountedAndItsNumberIsSkipped() throws IOException {
+        Instant started = ProcessHandle.current().info().startInstant().orElseThrow();
+        // worker-2's process has run for ten minutes and is not in membership: drained (STOPPED) and idle,
+        // e.g. before this planner restarted. It holds worker-2's ports, so the next decode number is used.
+        SimClock at = new SimClock(started.plus(Duration.ofMinutes(10)));
+        LocalConnector c = withLiveWorker2Process(at);
+
+        PoolCounts applied = c.apply(PoolCounts.of(Pool.DECODE, 1), Fleet.EMPTY).orElseThrow();
+
+        assertThat(applied.get(Pool.DECODE)).isEqualTo(1);
+        assertThat(commands).containsExactly(List.of(home.resolve("bin/flotilla").toString(), "start-worker", "3"));
+    }
+
+    @Test
+    void theLayoutReadsOnlyLiveWorkerProcesses() throws IOException {
+        ProcessHandle self = ProcessHandle.current();
+        long startedMs = self.info().startInstant().orElseThrow().toEpochMilli();
+        Files.writeString(home.resolve(".flotilla/cluster.properties"), "layout.prefill=1\nlayout.decode=1\n"
+                + "services=router,worker-0,worker-1,worker-2\nrouter.pid=" + self.pid() + "\nrouter.started=" + startedMs
+                + "\nworker-0.pid=" + self.pid() + "\nworker-0.started=" + startedMs
+                // worker-1: this pid, but another process's start time (the pid was reused)
+                + "\nworker-1.pid=" + self.pid() + "\nworker-1.started=" + (startedMs - 3_600_000)
+                + "\nworker-2.pid=" + Long.MAX_VALUE + "\nworker-2.started=" + startedMs + "\n");
+        LocalLayout layout = LocalLayout.read(home);
+        assertThat(layout.processes()).containsOnlyKeys("worker-0");
+        assertThat(layout.poolOf("worker-0")).contains(Pool.PREFILL);
+        assertThat(layout.poolOf("worker-7")).contains(Pool.DECODE);
+        assertThat(layout.poolOf("router")).isEmpty();
+    }
 }

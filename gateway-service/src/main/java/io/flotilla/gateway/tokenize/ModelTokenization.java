@@ -13,9 +13,14 @@ import java.util.Set;
  */
 public record ModelTokenization(Tokenizer tokenizer, ChatTemplate template) {
 
-    /** Prompt token ids of a conversation. */
+    /** Prompt token ids of a conversation: the rendered template, encoded without adding special tokens. */
     public int[] chatPrompt(List<ChatMessage> messages) {
         return tokenizer.encode(template.render(messages));
+    }
+
+    /** Prompt token ids of a text completion, with the special tokens the tokenizer adds (e.g. BOS). */
+    public int[] textPrompt(String text) {
+        return tokenizer.encodeWithSpecialTokens(text);
     }
 
     /**

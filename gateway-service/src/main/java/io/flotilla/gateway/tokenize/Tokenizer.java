@@ -12,8 +12,21 @@ public interface Tokenizer {
     /** Tokenizer identity; part of the block-hash namespace, so it must equal what the workers hash with. */
     String id();
 
-    /** Token ids of ordinary text: special-token markers in {@code text} are encoded as plain text. */
+    /**
+     * Token ids of {@code text} without adding special tokens (no BOS/EOS): what a chat prompt is encoded
+     * with, since the chat template writes those itself. Whether special-token markers written in the text
+     * become their special ids is the tokenizer's rule: {@code cl100k_base} encodes them as plain text;
+     * HuggingFace tokenizers turn added tokens into their ids, as transformers and vLLM do.
+     */
     int[] encode(String text);
+
+    /**
+     * Token ids of a text-completion prompt: {@link #encode} plus whatever special tokens the tokenizer
+     * adds to a single sequence (Llama's BOS), as vLLM encodes {@code /v1/completions} prompts.
+     */
+    default int[] encodeWithSpecialTokens(String text) {
+        return encode(text);
+    }
 
     /** Prompt token ids must lie in {@code [0, vocabSize())}. */
     int vocabSize();

@@ -120,16 +120,20 @@ public final class TinyTokenizers {
         return JSON.writeValueAsString(root);
     }
 
-    /** A model directory: {@code tokenizer.json} ({@link #byteLevel()}) and the given test resource's config. */
-    public static Path modelDir(Path dir, String configResource) {
+    /**
+     * A model directory: {@code tokenizer.json} ({@link #byteLevel()}) and the {@code tokenizer_config.json}
+     * and {@code chat_template.jinja} of the test resource folder {@code resourceDir}, where present.
+     */
+    public static Path modelDir(Path dir, String resourceDir) {
         try {
             Files.createDirectories(dir);
             Files.writeString(dir.resolve("tokenizer.json"), byteLevel());
-            try (InputStream config = TinyTokenizers.class.getResourceAsStream(configResource)) {
-                if (config == null) {
-                    throw new IllegalArgumentException("no test resource " + configResource);
+            for (String name : List.of("tokenizer_config.json", "chat_template.jinja")) {
+                try (InputStream in = TinyTokenizers.class.getResourceAsStream(resourceDir + "/" + name)) {
+                    if (in != null) {
+                        Files.write(dir.resolve(name), in.readAllBytes());
+                    }
                 }
-                Files.write(dir.resolve("tokenizer_config.json"), config.readAllBytes());
             }
             return dir;
         } catch (IOException e) {

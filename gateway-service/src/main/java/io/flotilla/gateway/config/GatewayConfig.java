@@ -14,6 +14,7 @@ import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.tokenize.ChatMlTemplate;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
+import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,6 +24,7 @@ import org.springframework.context.annotation.Configuration;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -61,10 +63,22 @@ class GatewayConfig {
         return new ModelCatalog(router, clock, properties.modelsCacheTtl());
     }
 
+    /**
+     * Tokenizer and chat template of every configured model (built in, or from its model directory),
+     * loaded at start-up; HuggingFace tokenizers are native and freed on shutdown.
+     */
+    @Bean(destroyMethod = "close")
+    ModelTokenizations modelTokenizations(GatewayProperties properties, Clock clock) {
+        Map<String, ModelTokenizations.Spec> specs = new HashMap<>();
+        properties.models().forEach((name, m) ->
+                specs.put(name, new ModelTokenizations.Spec(m.tokenizer(), m.chatTemplate(), m.modelDir())));
+        return new ModelTokenizations(specs, Map.of(Cl100kTokenizer.ID, new Cl100kTokenizer()),
+                Map.of(ChatMlTemplate.ID, new ChatMlTemplate()), clock);
+    }
+
     @Bean
-    ModelProfiles modelProfiles(GatewayProperties properties) {
-        return new ModelProfiles(properties, Map.of(Cl100kTokenizer.ID, new Cl100kTokenizer()),
-                Map.of(ChatMlTemplate.ID, new ChatMlTemplate()));
+    ModelProfiles modelProfiles(GatewayProperties properties, ModelTokenizations tokenizations) {
+        return new ModelProfiles(properties, tokenizations);
     }
 
     @Bean

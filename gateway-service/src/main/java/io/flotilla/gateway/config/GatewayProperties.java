@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -127,9 +128,15 @@ public record GatewayProperties(
     /**
      * Settings of one model. Every field may be left out.
      *
-     * @param tokenizer    tokenizer id; {@code cl100k_base} (default) is the one built in. It is also the
+     * @param tokenizer    without {@code model-dir}: the built-in tokenizer, {@code cl100k_base} (default).
+     *                     With it: only the tokenizer id (default: {@code name_or_path} of
+     *                     {@code tokenizer_config.json}, else the directory's name). Either way it is the
      *                     tokenizer id of the model's block-hash namespace, so it must equal the workers'
-     * @param chatTemplate chat template; {@code chatml} (default) is the one built in
+     * @param chatTemplate a built-in chat template, {@code chatml} (default without {@code model-dir}); with
+     *                     {@code model-dir} it replaces the directory's own Jinja template
+     * @param modelDir     HuggingFace model directory with {@code tokenizer.json} and the chat template
+     *                     ({@code tokenizer_config.json} or {@code chat_template.jinja}); when set, prompts are
+     *                     tokenized with it and rendered with its template
      * @param kvLayout     KV layout of the block-hash namespace; default {@code bf16/bs<block size>/paged}
      *                     with the block size the workers advertise
      * @param maxContext   longest prompt plus output in tokens (default 131072)
@@ -138,22 +145,12 @@ public record GatewayProperties(
      * @param maxQueued    overrides {@code admission.max-queued} for this model
      * @param queueTimeout overrides {@code admission.queue-timeout} for this model
      */
-    public record Model(String tokenizer, String chatTemplate, String kvLayout, @Min(1) Integer maxContext,
-                        Boolean allowDisagg, @Min(1) Integer maxInFlight, @Min(0) Integer maxQueued,
-                        Duration queueTimeout) {
+    public record Model(String tokenizer, String chatTemplate, Path modelDir, String kvLayout,
+                        @Min(1) Integer maxContext, Boolean allowDisagg, @Min(1) Integer maxInFlight,
+                        @Min(0) Integer maxQueued, Duration queueTimeout) {
 
-        public static final String DEFAULT_TOKENIZER = "cl100k_base";
-        public static final String DEFAULT_CHAT_TEMPLATE = "chatml";
         public static final int DEFAULT_MAX_CONTEXT = 131072;
-        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null);
-
-        public String tokenizerOrDefault() {
-            return tokenizer == null || tokenizer.isBlank() ? DEFAULT_TOKENIZER : tokenizer;
-        }
-
-        public String chatTemplateOrDefault() {
-            return chatTemplate == null || chatTemplate.isBlank() ? DEFAULT_CHAT_TEMPLATE : chatTemplate;
-        }
+        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null);
 
         public int maxContextOrDefault() {
             return maxContext == null ? DEFAULT_MAX_CONTEXT : maxContext;

@@ -58,7 +58,7 @@ public final class JobFactory {
         if (chat) {
             prompt = tokenization.chatPrompt(request.messages());
         } else if (request.promptText() != null) {
-            prompt = tokenization.tokenizer().encode(request.promptText());
+            prompt = tokenization.textPrompt(request.promptText());
         } else {
             prompt = request.promptTokens();
             int vocab = tokenization.tokenizer().vocabSize();

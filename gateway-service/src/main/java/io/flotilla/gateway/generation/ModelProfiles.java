@@ -2,9 +2,8 @@ package io.flotilla.gateway.generation;
 
 import io.flotilla.gateway.admission.AdmissionLimits;
 import io.flotilla.gateway.config.GatewayProperties;
-import io.flotilla.gateway.tokenize.ChatTemplate;
 import io.flotilla.gateway.tokenize.ModelTokenization;
-import io.flotilla.gateway.tokenize.Tokenizer;
+import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 
@@ -13,41 +12,22 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Per-model settings resolved against what is built in: tokenizer, chat template, context limit,
- * admission limits and block identity. Every configured model's tokenizer and template are checked
- * at construction, so a typo fails startup instead of requests.
+ * admission limits and block identity. Tokenizers and templates are resolved at start-up by
+ * {@link ModelTokenizations}, so a typo or a broken model directory fails startup instead of requests.
  */
 public final class ModelProfiles {
 
     private final GatewayProperties properties;
-    private final Map<String, Tokenizer> tokenizers;
-    private final Map<String, ChatTemplate> templates;
+    private final ModelTokenizations tokenizations;
     private final Map<String, BlockHasher> hashers = new ConcurrentHashMap<>();
 
-    /**
-     * @param tokenizers available tokenizers by id
-     * @param templates  available chat templates by id
-     */
-    public ModelProfiles(GatewayProperties properties, Map<String, Tokenizer> tokenizers, Map<String, ChatTemplate> templates) {
+    public ModelProfiles(GatewayProperties properties, ModelTokenizations tokenizations) {
         this.properties = properties;
-        this.tokenizers = Map.copyOf(tokenizers);
-        this.templates = Map.copyOf(templates);
-        tokenization(properties.defaultModel());
-        properties.models().keySet().forEach(this::tokenization);
+        this.tokenizations = tokenizations;
     }
 
     public ModelTokenization tokenization(String model) {
-        GatewayProperties.Model m = properties.model(model);
-        Tokenizer tokenizer = tokenizers.get(m.tokenizerOrDefault());
-        if (tokenizer == null) {
-            throw new IllegalStateException("model '" + model + "': unknown tokenizer '" + m.tokenizerOrDefault()
-                    + "' (available: " + tokenizers.keySet() + ")");
-        }
-        ChatTemplate template = templates.get(m.chatTemplateOrDefault());
-        if (template == null) {
-            throw new IllegalStateException("model '" + model + "': unknown chat template '" + m.chatTemplateOrDefault()
-                    + "' (available: " + templates.keySet() + ")");
-        }
-        return new ModelTokenization(tokenizer, template);
+        return tokenizations.of(model);
     }
 
     public int maxContext(String model) {
@@ -76,7 +56,7 @@ public final class ModelProfiles {
             GatewayProperties.Model m = properties.model(model);
             String layout = m.kvLayout() == null || m.kvLayout().isBlank()
                     ? KvNamespace.pagedLayout("bf16", blockSize) : m.kvLayout();
-            return new BlockHasher(KvNamespace.of(model, m.tokenizerOrDefault(), layout), blockSize);
+            return new BlockHasher(KvNamespace.of(model, tokenization(model).tokenizer().id(), layout), blockSize);
         });
     }
 }

@@ -1,6 +1,7 @@
 package io.flotilla.gateway.tokenize;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -109,12 +110,25 @@ public final class HfTokenizer implements Tokenizer, AutoCloseable {
 
     @Override
     public int[] encode(String text) {
-        return ids(tokenizer.encode(text, false, false).getIds());
+        return encode(text, false);
     }
 
     @Override
     public int[] encodeWithSpecialTokens(String text) {
-        return ids(tokenizer.encode(text, true, false).getIds());
+        return encode(text, true);
+    }
+
+    /**
+     * Ids only, straight from the binding: {@code HuggingFaceTokenizer.encode} also copies out the token
+     * strings, offsets, masks and word ids of every token, which costs about as much again.
+     */
+    private int[] encode(String text, boolean addSpecialTokens) {
+        long encoding = TokenizersLibrary.LIB.encode(tokenizer.getHandle(), text, addSpecialTokens);
+        try {
+            return ids(TokenizersLibrary.LIB.getTokenIds(encoding));
+        } finally {
+            TokenizersLibrary.LIB.deleteEncoding(encoding);
+        }
     }
 
     @Override

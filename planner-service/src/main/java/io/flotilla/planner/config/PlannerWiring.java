@@ -94,7 +94,7 @@ class PlannerWiring {
                 p.readyTime(), p.ttftTarget().toNanos() / 1e6, p.itlTarget().toNanos() / 1e6, p.headroom(), limits,
                 p.gpuBudget(),
                 new PredictorSettings(pr.kind(), pr.warmup(), pr.window(), pr.alpha(), pr.beta(), pr.gamma(), pr.damping(), pr.season()),
-                new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError()),
+                new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError(), pr.errorMinRequests()),
                 new PlannerConfig.CorrectionSettings(c.min(), c.max(), c.smoothing(), c.minSamples()),
                 new PlannerConfig.Scaling(s.upThreshold(), s.downThreshold(), s.upCooldown(), s.downCooldown(),
                         s.minStable(), s.maxDownStep(), s.idleAfter(), s.manualHoldOff(), s.kvPressure()));

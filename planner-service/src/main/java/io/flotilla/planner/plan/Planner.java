@@ -67,7 +67,7 @@ public final class Planner {
         this.osl = config.predictor().create();
         this.cached = config.predictor().create();
         PlannerConfig.ErrorSettings e = config.error();
-        this.rateError = new PredictionError(e.window(), e.rateFloor());
+        this.rateError = new PredictionError(e.window(), e.rateFloor(config.interval()));
         this.islError = new PredictionError(e.window(), 1);
         this.oslError = new PredictionError(e.window(), 1);
         PlannerConfig.CorrectionSettings c = config.correction();

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The SLA planner's evaluation (issue 9): one seeded bursty trace replayed on the local cluster three
+# times — a static pool sized for the peak, one sized for the mean, and one pool scaled by the planner's
+# local connector — then SLO attainment and worker-seconds side by side (docs/benchmarks.md, "Planner").
+#
+#   bench/planner-eval.sh all OUT        trace, the three runs (each under the cluster lock), report
+#   bench/planner-eval.sh trace OUT      only the trace (OUT/trace.jsonl)
+#   bench/planner-eval.sh run CONFIG OUT one run (peak-static | mean-static | planner); starts and stops a
+#                                        local cluster, so run it under: flock /tmp/flotilla-cluster.lock
+#   bench/planner-eval.sh report OUT     the table from the runs in OUT (OUT/report.md)
+#
+# Needs the built jars (./mvnw -DskipTests package, or per module) and uses them as they are: it never
+# rebuilds. Every setting below can be overridden from the environment (EVAL_...=... bench/planner-eval.sh).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+LOCK=${EVAL_LOCK:-/tmp/flotilla-cluster.lock}
+
+# Engines 4× slower than the timing model, so that four busy workers fit the traffic one 2-core machine
+# can drive; the SLO targets are the planner's defaults (1 s, 50 ms) scaled by the same 4×.
+SIM_SPEEDUP=${EVAL_SIM_SPEEDUP:-0.25}
+TTFT_MS=${EVAL_TTFT_MS:-4000}
+ITL_MS=${EVAL_ITL_MS:-200}
+# Quiet, a 40 s ramp to the burst, 75 s of burst, quiet again: 270 s in all.
+PHASES=${EVAL_PHASES:-60s@0.5,40s@0.5-10,75s@10,10s@10-0.5,85s@0.5}
+ISL=${EVAL_ISL:-2000}
+OSL=${EVAL_OSL:-64}
+SEED=${EVAL_SEED:-9}
+# Static pools: the planner's model needs 3.3 replicas at the peak (10 req/s) and 1.3 at the mean (4.0 req/s).
+PEAK_WORKERS=${EVAL_PEAK_WORKERS:-4}
+MEAN_WORKERS=${EVAL_MEAN_WORKERS:-2}
+# Planner timescales compressed for a 270 s trace (defaults: 30s interval, 120s ready time, 30s/120s
+# cooldowns, 180s stable time).
+PLANNER_OPTS=(--planner-interval "${EVAL_INTERVAL:-5s}"
+  --planner-opt "ttft-target=${TTFT_MS}ms" --planner-opt "itl-target=${ITL_MS}ms"
+  --planner-opt "ready-time=${EVAL_READY_TIME:-30s}" --planner-opt "aggregated.max=${PEAK_WORKERS}"
+  --planner-opt "scaling.up-cooldown=${EVAL_UP_COOLDOWN:-5s}" --planner-opt "scaling.down-cooldown=${EVAL_DOWN_COOLDOWN:-10s}"
+  --planner-opt "scaling.min-stable=${EVAL_MIN_STABLE:-15s}" --planner-opt history=500)
+
+launcher() {
+  java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dflotilla.home="$ROOT" \
+    -cp "local-cluster/target/local-cluster.jar:local-cluster/target/lib/*" io.flotilla.cluster.launcher.FlotillaCli "$@"
+}
+benchjava() {
+  java -Xmx1g -cp "bench/target/bench.jar:bench/target/lib/*" "$@"
+}
+
+trace() {
+  local out=$1
+  mkdir -p "$out"
+  benchjava io.flotilla.bench.planner.PlannerEvalCli trace --phases "$PHASES" --isl "$ISL" --osl "$OSL" \
+    --seed "$SEED" --out "$out/trace.jsonl"
+}
+
+run() {
+  local config=$1 out=$2
+  local dir="$out/$config"
+  [ -f "$out/trace.jsonl" ] || trace "$out"
+  rm -rf "$dir" && mkdir -p "$dir"
+  local workers planner
+  case "$config" in
+    peak-static) workers=$PEAK_WORKERS; planner=shadow ;;
+    mean-static) workers=$MEAN_WORKERS; planner=shadow ;;
+    planner) workers=1; planner=local ;;
+    *) echo "unknown configuration $config (peak-static, mean-static, planner)" >&2; exit 2 ;;
+  esac
+  trap 'launcher down --grace 15 > "'"$dir"'/down.log" 2>&1 || true' EXIT
+  echo "[$config] up: $workers workers, planner $planner, sim-speedup $SIM_SPEEDUP ($(date +%T), load $(cut -d" " -f1-3 /proc/loadavg))"
+  launcher up -d --workers "$workers" --sim-speedup "$SIM_SPEEDUP" --planner "$planner" "${PLANNER_OPTS[@]}" > "$dir/up.log" 2>&1 \
+    || { tail -20 "$dir/up.log"; exit 1; }
+  echo "[$config] replaying $(wc -l < "$out/trace.jsonl") requests ($(date +%T))"
+  benchjava io.flotilla.bench.BenchCli --url http://127.0.0.1:8000 --trace "$out/trace.jsonl" --trace-block-size 512 \
+    --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --warmup 8 --request-timeout 120s --seed "$SEED" --quiet \
+    --out "$dir/bench" | tee "$dir/bench.log"
+  benchjava io.flotilla.bench.planner.PlannerEvalCli workers --run "$dir/bench"
+  curl -sf 'http://127.0.0.1:8084/planner/decisions?limit=500' > "$dir/decisions.json" || echo "no planner decisions" >&2
+  grep -E "LocalConnector|planning interval failed" .flotilla/logs/planner.log > "$dir/planner-actions.log" || true
+  launcher status > "$dir/status.txt" 2>&1 || true
+  echo "[$config] done ($(date +%T), load $(cut -d" " -f1-3 /proc/loadavg))"
+}
+
+report() {
+  local out=$1
+  benchjava io.flotilla.bench.planner.PlannerEvalCli report --baseline peak-static \
+    --run "peak-static=$out/peak-static/bench" --run "mean-static=$out/mean-static/bench" --run "planner=$out/planner/bench" \
+    --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --phases "$PHASES" --trace "$out/trace.jsonl" --out "$out/report.md"
+  cat "$out/report.md"
+}
+
+cmd=${1:-}
+case "$cmd" in
+  trace) trace "${2:?OUT}" ;;
+  run) run "${2:?CONFIG}" "${3:?OUT}" ;;
+  report) report "${2:?OUT}" ;;
+  all)
+    out=${2:?OUT}
+    trace "$out"
+    for config in planner peak-static mean-static; do
+      flock "$LOCK" "$0" run "$config" "$out"
+    done
+    report "$out"
+    ;;
+  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

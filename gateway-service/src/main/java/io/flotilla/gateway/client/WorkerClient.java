@@ -43,6 +43,7 @@ public final class WorkerClient implements AutoCloseable {
     private ManagedChannel channel(String endpoint) {
         return channels.computeIfAbsent(endpoint, e -> NettyChannelBuilder.forTarget(e)
                 .usePlaintext()
+                .directExecutor() // tokens are handled on the I/O thread: nothing downstream blocks
                 .maxInboundMessageSize(64 * 1024 * 1024)
                 .keepAliveTime(30, TimeUnit.SECONDS)
                 .build());

@@ -1,17 +1,25 @@
 package io.flotilla.indexer.config;
 
 import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.grpc.BindableService;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The indexer's gRPC server: every {@link BindableService} bean is served on {@code flotilla.indexer.grpc-port}. */
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The indexer's gRPC server: every {@link BindableService} bean is served on {@code flotilla.indexer.grpc-port}.
+ * FindMatches reads the lock-free index in microseconds, so it runs on the transport thread.
+ */
 @Configuration(proxyBeanMethods = false)
 class IndexerGrpcConfig {
 
     @Bean(initMethod = "start", destroyMethod = "close")
     GrpcEndpoint indexerGrpcEndpoint(IndexerProperties properties, ObjectProvider<BindableService> services) {
-        return new GrpcEndpoint("kv-indexer", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList());
+        return new GrpcEndpoint("kv-indexer", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList(),
+                List.of(), Set.of(IndexerServiceGrpc.getFindMatchesMethod().getFullMethodName()));
     }
 }

@@ -1,7 +1,10 @@
 package io.flotilla.protocol.grpc;
 
 import io.grpc.BindableService;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -13,6 +16,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,16 +33,28 @@ public final class GrpcEndpoint implements AutoCloseable {
     private final int requestedPort;
     private final List<BindableService> services;
     private final List<ServerInterceptor> interceptors;
+    private final Set<String> inlineMethods;
     private final HealthStatusManager health = new HealthStatusManager();
     private Server server;
 
+    /**
+     * @param inlineMethods full names of methods ({@code package.Service/Method}) whose handlers never
+     *                      block: they run on the transport thread that read the call, which saves a
+     *                      thread hand-off per call; every other method runs on the default executor
+     */
     public GrpcEndpoint(String name, String host, int port, List<BindableService> services,
-                        List<ServerInterceptor> interceptors) {
+                        List<ServerInterceptor> interceptors, Set<String> inlineMethods) {
         this.name = name;
         this.host = host;
         this.requestedPort = port;
         this.services = List.copyOf(services);
         this.interceptors = List.copyOf(interceptors);
+        this.inlineMethods = Set.copyOf(inlineMethods);
+    }
+
+    public GrpcEndpoint(String name, String host, int port, List<BindableService> services,
+                        List<ServerInterceptor> interceptors) {
+        this(name, host, port, services, interceptors, Set.of());
     }
 
     public GrpcEndpoint(String name, String host, int port, List<BindableService> services) {
@@ -54,6 +71,15 @@ public final class GrpcEndpoint implements AutoCloseable {
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .addService(health.getHealthService());
+        if (!inlineMethods.isEmpty()) {
+            Executor inline = Runnable::run;
+            builder.callExecutor(new ServerCallExecutorSupplier() {
+                @Override
+                public <Q, R> Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
+                    return inlineMethods.contains(call.getMethodDescriptor().getFullMethodName()) ? inline : null;
+                }
+            });
+        }
         for (BindableService s : services) {
             builder.addService(ServerInterceptors.intercept(s, interceptors));
         }

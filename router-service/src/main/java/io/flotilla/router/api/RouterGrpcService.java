@@ -12,8 +12,15 @@ import io.flotilla.router.service.RouterEngine;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
-/** RouterService: validates, then hands every call to the {@link RouterEngine}. */
+/**
+ * RouterService: validates, then hands every call to the {@link RouterEngine}. {@code Route} never
+ * blocks (the indexer is asked asynchronously), so it runs on the transport thread; see
+ * {@link #INLINE_METHODS}.
+ */
 public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImplBase {
+
+    /** Methods cheap and non-blocking enough to run on the gRPC transport thread, without an executor hop. */
+    public static final java.util.Set<String> INLINE_METHODS = java.util.Set.of(RouterServiceGrpc.getRouteMethod().getFullMethodName());
 
     private final RouterEngine engine;
 
@@ -28,15 +35,16 @@ public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImpl
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
-        RouteDecision decision = engine.route(request);
-        if (decision.getWorkerId().isEmpty() && !decision.getBusy()) {
-            observer.onError(Status.UNAVAILABLE.withDescription("no live worker serves model '" + request.getModel()
-                    + "' with block size " + request.getBlockSize()
-                    + (request.getExcludeCount() > 0 ? " outside " + request.getExcludeList() : "")).asRuntimeException());
-            return;
-        }
-        observer.onNext(decision);
-        observer.onCompleted();
+        engine.route(request, decision -> {
+            if (decision.getWorkerId().isEmpty() && !decision.getBusy()) {
+                observer.onError(Status.UNAVAILABLE.withDescription("no live worker serves model '" + request.getModel()
+                        + "' with block size " + request.getBlockSize()
+                        + (request.getExcludeCount() > 0 ? " outside " + request.getExcludeList() : "")).asRuntimeException());
+                return;
+            }
+            observer.onNext(decision);
+            observer.onCompleted();
+        });
     }
 
     @Override

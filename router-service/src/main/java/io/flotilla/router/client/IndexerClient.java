@@ -4,37 +4,45 @@ import io.flotilla.protocol.v1.FindMatchesRequest;
 import io.flotilla.protocol.v1.FindMatchesResponse;
 import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.flotilla.protocol.v1.WorkerMatch;
-import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
 
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Asks the kv-indexer how many leading blocks of a prompt each worker holds. Every call has a
  * deadline (default 10 ms) and goes through a circuit breaker, so a slow or dead indexer costs the
  * request path at most one deadline and then nothing until the breaker half-opens. An empty answer
  * means "no overlap data": the router degrades, it never fails the request.
+ *
+ * <p>{@link #findMatches(String, int, long[], Consumer)} does not block: the answer is handled on
+ * the channel's I/O thread ({@code directExecutor}), so a Route costs no thread hand-off for the
+ * indexer's answer and holds no thread while it waits. Callers must not block in the callback.
  */
 public final class IndexerClient implements AutoCloseable {
 
     private final ManagedChannel channel;
     private final IndexerServiceGrpc.IndexerServiceBlockingStub stub;
+    private final IndexerServiceGrpc.IndexerServiceStub async;
     private final Duration deadline;
     private final CircuitBreaker breaker;
     private final AtomicLong errors = new AtomicLong();
 
     public IndexerClient(String address, Duration deadline) {
-        this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().build();
+        this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor().build();
         this.stub = IndexerServiceGrpc.newBlockingStub(channel);
+        this.async = IndexerServiceGrpc.newStub(channel);
         channel.getState(true); // connect now: the first FindMatches must not pay the connection setup
         this.deadline = deadline;
         this.breaker = CircuitBreaker.of("indexer", CircuitBreakerConfig.custom()
@@ -49,26 +57,53 @@ public final class IndexerClient implements AutoCloseable {
                 .build());
     }
 
-    /** Matched leading blocks per worker, or empty when the indexer did not answer in time. */
+    /** Matched leading blocks per worker, or empty when the indexer did not answer in time (blocking). */
     public Optional<Map<String, Integer>> findMatches(String model, int blockSize, long[] seqHashes) {
+        CompletableFuture<Optional<Map<String, Integer>>> answer = new CompletableFuture<>();
+        findMatches(model, blockSize, seqHashes, answer::complete);
+        return answer.join();
+    }
+
+    /**
+     * Hands {@code done} the matched leading blocks per worker, or empty when the breaker is open or
+     * the indexer did not answer within the deadline. {@code done} runs exactly once: on this thread
+     * when the breaker refuses the call, else on the channel's I/O thread.
+     */
+    public void findMatches(String model, int blockSize, long[] seqHashes, Consumer<Optional<Map<String, Integer>>> done) {
+        if (!breaker.tryAcquirePermission()) {
+            done.accept(Optional.empty()); // breaker open: do not even try
+            return;
+        }
         FindMatchesRequest.Builder req = FindMatchesRequest.newBuilder().setModel(model).setBlockSize(blockSize);
         for (long h : seqHashes) {
             req.addSeqHashes(h);
         }
-        try {
-            FindMatchesResponse resp = breaker.executeSupplier(() ->
-                    stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).findMatches(req.build()));
-            Map<String, Integer> out = new HashMap<>();
-            for (WorkerMatch m : resp.getMatchesList()) {
-                out.put(m.getWorkerId(), m.getMatchedBlocks());
+        long start = System.nanoTime();
+        async.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).findMatches(req.build(), new StreamObserver<>() {
+            private FindMatchesResponse response;
+
+            @Override
+            public void onNext(FindMatchesResponse value) {
+                response = value;
             }
-            return Optional.of(out);
-        } catch (CallNotPermittedException e) {
-            return Optional.empty(); // breaker open: do not even try
-        } catch (StatusRuntimeException e) {
-            errors.incrementAndGet();
-            return Optional.empty();
-        }
+
+            @Override
+            public void onError(Throwable t) {
+                errors.incrementAndGet();
+                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, t);
+                done.accept(Optional.empty());
+            }
+
+            @Override
+            public void onCompleted() {
+                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                Map<String, Integer> out = new HashMap<>();
+                for (WorkerMatch m : response.getMatchesList()) {
+                    out.put(m.getWorkerId(), m.getMatchedBlocks());
+                }
+                done.accept(Optional.of(out));
+            }
+        });
     }
 
     /**

@@ -1,10 +1,13 @@
 package io.flotilla.router.config;
 
 import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.flotilla.router.api.RouterGrpcService;
 import io.grpc.BindableService;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+
+import java.util.List;
 
 /** The router's gRPC server: every {@link BindableService} bean is served on {@code flotilla.router.grpc-port}. */
 @Configuration(proxyBeanMethods = false)
@@ -12,6 +15,7 @@ class RouterGrpcConfig {
 
     @Bean(initMethod = "start", destroyMethod = "close")
     GrpcEndpoint routerGrpcEndpoint(RouterProperties properties, ObjectProvider<BindableService> services) {
-        return new GrpcEndpoint("router", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList());
+        return new GrpcEndpoint("router", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList(),
+                List.of(), RouterGrpcService.INLINE_METHODS);
     }
 }

@@ -1,5 +1,6 @@
 package io.flotilla.router.service;
 
+import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.ListWorkersResponse;
 import io.flotilla.protocol.v1.RouteDecision;
@@ -24,8 +25,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
@@ -33,7 +35,7 @@ import java.util.random.RandomGenerator;
  * {@link RoutingPolicy#decide} (pure); every state change goes through the {@link BookingLedger} and
  * is shared with other router replicas over {@code flotilla.router-sync}.
  */
-public final class RouterEngine {
+public final class RouterEngine implements AutoCloseable {
 
     private final WorkerDirectory directory;
     private final BookingLedger ledger;
@@ -44,6 +46,8 @@ public final class RouterEngine {
     private final RandomGenerator random;
     private final String routerId;
     private final AtomicLong syncErrors = new AtomicLong();
+    /** Changes for other replicas, sent off the request path: Route runs on a transport thread and never waits for Kafka. */
+    private final BoundedSender<SequenceChange> sync;
     private volatile RoutingPolicy policy;
 
     public RouterEngine(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
@@ -58,23 +62,44 @@ public final class RouterEngine {
         this.random = random;
         this.routerId = routerId;
         this.policy = new RoutingPolicy(config, random);
+        this.sync = new BoundedSender<>("router-sync", SYNC_QUEUE, this::send);
     }
 
+    /** Changes waiting for Kafka before new ones are dropped (and counted as sync errors). */
+    static final int SYNC_QUEUE = 65_536;
+
+    /** Decides and books {@code proto} (blocking while the indexer answers). */
     public RouteDecision route(RouteRequest proto) {
+        CompletableFuture<RouteDecision> decision = new CompletableFuture<>();
+        route(proto, decision::complete);
+        return decision.join();
+    }
+
+    /**
+     * Decides and books {@code proto}, then hands the decision to {@code done}: at once when the mode
+     * needs no overlap (or the indexer's breaker is open), else on the indexer channel's I/O thread
+     * once it answers or its deadline passes. Never blocks; {@code done} must not block either.
+     */
+    public void route(RouteRequest proto, Consumer<RouteDecision> done) {
         long start = System.nanoTime();
         RoutingRequest request = RoutingRequest.fromProto(proto);
         RoutingPolicy p = policy;
-        Set<Signal> required = p.requires();
-        Map<String, Integer> matches = null;
-        if (required.contains(Signal.KV_OVERLAP) && request.seqHashes().length > 0) {
-            matches = indexer.findMatches(request.model(), request.blockSize(), request.seqHashes()).orElse(null);
-            if (matches == null) {
-                metrics.indexerError();
-            }
+        if (p.requires().contains(Signal.KV_OVERLAP) && request.seqHashes().length > 0) {
+            indexer.findMatches(request.model(), request.blockSize(), request.seqHashes(), matches -> {
+                if (matches.isEmpty()) {
+                    metrics.indexerError();
+                }
+                done.accept(decide(request, p, matches.orElse(null), start));
+            });
+        } else {
+            done.accept(decide(request, p, null, start));
         }
+    }
+
+    private RouteDecision decide(RoutingRequest request, RoutingPolicy p, Map<String, Integer> matches, long start) {
         List<WorkerView> workers = directory.views();
         Instant now = clock.instant();
-        ClusterSnapshot snapshot = ledger.snapshot(workers, request, required, matches, now);
+        ClusterSnapshot snapshot = ledger.snapshot(workers, request, p.requires(), matches, now);
         Decision d = p.decide(request, snapshot);
         ledger.book(request, d, now).ifPresent(this::publish);
         metrics.decided(d, System.nanoTime() - start);
@@ -158,9 +183,12 @@ public final class RouterEngine {
     }
 
     private void publish(SequenceChange change) {
-        if (change == null) {
-            return;
+        if (change != null && !sync.offer(change)) {
+            syncErrors.incrementAndGet(); // Kafka has been unreachable for a while: bookings expire by TTL
         }
+    }
+
+    private void send(SequenceChange change) {
         try {
             producer.send(new ProducerRecord<>(Topics.ROUTER_SYNC.name(), routerId, change.toProto()),
                     (meta, error) -> {
@@ -171,5 +199,11 @@ public final class RouterEngine {
         } catch (RuntimeException e) {
             syncErrors.incrementAndGet(); // Kafka down: other replicas miss this change; bookings expire by TTL
         }
+    }
+
+    /** Sends the changes still queued (up to a second) and stops the sync sender. */
+    @Override
+    public void close() {
+        sync.close();
     }
 }

@@ -66,4 +66,33 @@ class IndexerClientTest {
             client.keepWarm(); // must not throw either
         }
     }
+
+    @Test
+    void theAsynchronousCallAnswersOnTheChannelsThreadAndAnOpenBreakerAnswersAtOnceOnTheCallersThread() throws Exception {
+        FakeIndexer fake = new FakeIndexer();
+        try (GrpcEndpoint server = new GrpcEndpoint("fake-indexer", "127.0.0.1", 0, List.of(fake)).start();
+             IndexerClient client = new IndexerClient("127.0.0.1:" + server.port(), Duration.ofMillis(250))) {
+            client.keepWarm();
+            java.util.concurrent.CompletableFuture<String> answeredOn = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.atomic.AtomicReference<java.util.Optional<Map<String, Integer>>> answer =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            client.findMatches("m", 16, new long[]{1, 2, 3}, m -> {
+                answer.set(m);
+                answeredOn.complete(Thread.currentThread().getName());
+            });
+            assertThat(answeredOn.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNotEqualTo(Thread.currentThread().getName());
+            assertThat(answer.get()).contains(Map.of("worker-0", 3));
+
+            fake.delayMs.set(1000);
+            while (client.breakerState() != CircuitBreaker.State.OPEN) {
+                client.findMatches("m", 16, new long[]{1});
+            }
+            List<String> threads = new java.util.ArrayList<>();
+            client.findMatches("m", 16, new long[]{1}, m -> {
+                assertThat(m).isEmpty();
+                threads.add(Thread.currentThread().getName());
+            });
+            assertThat(threads).as("answered before findMatches returned").containsExactly(Thread.currentThread().getName());
+        }
+    }
 }

@@ -1,0 +1,85 @@
+package io.flotilla.protocol.grpc;
+
+import io.flotilla.protocol.v1.FindMatchesRequest;
+import io.flotilla.protocol.v1.FindMatchesResponse;
+import io.flotilla.protocol.v1.IndexerServiceGrpc;
+import io.flotilla.protocol.v1.IndexerStats;
+import io.flotilla.protocol.v1.IndexerStatsRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The shared gRPC server over real sockets: inline methods, the executor for the rest, a taken port. */
+class GrpcEndpointTest {
+
+    /** Records the thread each method ran on. */
+    private static final class ThreadRecorder extends IndexerServiceGrpc.IndexerServiceImplBase {
+        final Map<String, String> threads = new ConcurrentHashMap<>();
+
+        @Override
+        public void findMatches(FindMatchesRequest request, StreamObserver<FindMatchesResponse> observer) {
+            threads.put("FindMatches", Thread.currentThread().getName());
+            observer.onNext(FindMatchesResponse.getDefaultInstance());
+            observer.onCompleted();
+        }
+
+        @Override
+        public void stats(IndexerStatsRequest request, StreamObserver<IndexerStats> observer) {
+            threads.put("Stats", Thread.currentThread().getName());
+            observer.onNext(IndexerStats.getDefaultInstance());
+            observer.onCompleted();
+        }
+    }
+
+    @Test
+    void inlineMethodsRunOnTheTransportThreadAndTheOthersOnTheExecutor() {
+        ThreadRecorder service = new ThreadRecorder();
+        try (GrpcEndpoint endpoint = new GrpcEndpoint("test", "127.0.0.1", 0, List.of(service), List.of(),
+                Set.of(IndexerServiceGrpc.getFindMatchesMethod().getFullMethodName())).start()) {
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", endpoint.port()).usePlaintext().build();
+            try {
+                var stub = IndexerServiceGrpc.newBlockingStub(channel);
+                stub.findMatches(FindMatchesRequest.getDefaultInstance());
+                stub.stats(IndexerStatsRequest.getDefaultInstance());
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+        assertThat(service.threads.get("FindMatches")).as("the Netty event loop").contains("worker-ELG");
+        assertThat(service.threads.get("Stats")).as("gRPC's default executor").contains("executor");
+    }
+
+    @Test
+    void aTakenPortIsAnErrorNamingThePort() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            GrpcEndpoint endpoint = new GrpcEndpoint("test", "127.0.0.1", taken.getLocalPort(), List.of(new ThreadRecorder()));
+            assertThatThrownBy(endpoint::start).hasMessageContaining("127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+
+    @Test
+    void unknownMethodsAreUnimplementedNotACrash() {
+        try (GrpcEndpoint endpoint = new GrpcEndpoint("test", "127.0.0.1", 0, List.of()).start()) {
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", endpoint.port()).usePlaintext().build();
+            try {
+                assertThatThrownBy(() -> IndexerServiceGrpc.newBlockingStub(channel).stats(IndexerStatsRequest.getDefaultInstance()))
+                        .isInstanceOfSatisfying(StatusRuntimeException.class,
+                                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+    }
+}

@@ -93,6 +93,8 @@ class WorkerConfig {
                 .kvBytesPerBlock(sim.kvBytesPerBlock())
                 .speedup(sim.speedup())
                 .seed(sim.seed())
+                .vocabSize(sim.vocabSize())
+                .eosTokenId(sim.eosTokenId())
                 .namespace(identity.namespace())
                 .timing(timing)
                 .build(), identity.id() + "-engine");

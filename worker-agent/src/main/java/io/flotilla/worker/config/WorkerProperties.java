@@ -70,6 +70,9 @@ public record WorkerProperties(
      * @param speedup        simulated time runs this many times faster than the timing model
      * @param profile        optional timing-profile file (properties) overriding the coefficients
      * @param seed           seed of the engine's randomness
+     * @param vocabSize      token ids are in [0, vocabSize): prompts with other ids are refused and generated
+     *                       ids are drawn from it (100277, cl100k_base; a model directory's tokenizer needs its own)
+     * @param eosTokenId     the token that ends a generation (100257, cl100k_base {@code <|endoftext|>})
      */
     public record Sim(
             @DefaultValue("16") @Min(1) @Max(1024) int blockSize,
@@ -81,7 +84,16 @@ public record WorkerProperties(
             @DefaultValue("16384") @Min(0) int kvBytesPerBlock,
             @DefaultValue("1.0") double speedup,
             String profile,
-            @DefaultValue("0") long seed) {
+            @DefaultValue("0") long seed,
+            @DefaultValue("100277") @Min(1) int vocabSize,
+            @DefaultValue("100257") @Min(0) int eosTokenId) {
+
+        public Sim {
+            if (eosTokenId >= vocabSize) {
+                throw new IllegalArgumentException("flotilla.worker.sim.eos-token-id " + eosTokenId
+                        + " is outside the vocabulary [0, " + vocabSize + ") of flotilla.worker.sim.vocab-size");
+            }
+        }
     }
 
     /**

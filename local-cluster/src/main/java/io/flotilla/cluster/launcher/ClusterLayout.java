@@ -19,13 +19,24 @@ import java.util.Map;
  * @param kafkaBootstrap  bootstrap servers every service uses
  * @param stateDir        the launcher's state directory (.flotilla)
  * @param simSpeedup      simulated engines run this many times faster than their timing model
+ * @param model           the served model: its name, tokenizer and block size go to the gateway, every
+ *                        worker and the planner alike, so they hash blocks in one namespace
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir, double simSpeedup) {
+                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir) {
         this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, 1.0);
+    }
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, ServedModel.DEFAULT);
+    }
+
+    public ClusterLayout {
+        java.util.Objects.requireNonNull(model, "model");
     }
 
     static final String SERVICE_HEAP = "256m";
@@ -76,15 +87,19 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         for (int n = 0; n < workerCount(); n++) {
             out.add(worker(n, engines));
         }
+        List<String> gateway = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
+                "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
+                "--flotilla.gateway.router-address=127.0.0.1:" + Ports.ROUTER_GRPC));
+        gateway.addAll(model.gatewayArgs());
         out.add(new ServiceSpec("gateway", "gateway-service",
                 ports("http", Ports.GATEWAY_HTTP, "mgmt", Ports.GATEWAY_MANAGEMENT), Ports.GATEWAY_MANAGEMENT,
-                List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP, "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
-                        "--flotilla.gateway.router-address=127.0.0.1:" + Ports.ROUTER_GRPC), SERVICE_HEAP));
+                gateway, SERVICE_HEAP));
         return out;
     }
 
     private List<String> plannerArgs(String kafka, PlannerOptions planner) {
         List<String> args = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.PLANNER_HTTP));
+        args.addAll(model.plannerArgs());
         args.addAll(planner.args(simSpeedup));
         return args;
     }
@@ -97,6 +112,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     /** Worker n as its own process, in front of {@code engines}' engine n when they are external. */
     public ServiceSpec worker(int n, ExternalEngines engines) {
         List<String> args = new ArrayList<>(workerArgs(n));
+        args.addAll(model.workerArgs());
         args.addAll(engines.workerArgs(n));
         return new ServiceSpec(Ports.workerId(n), "worker-agent",
                 ports("grpc", Ports.workerGrpc(n), "transfer", Ports.workerTransfer(n), "mgmt", Ports.workerManagement(n)),

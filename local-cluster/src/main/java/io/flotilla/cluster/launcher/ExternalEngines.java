@@ -8,21 +8,20 @@ import java.util.List;
 /**
  * External engine servers (vLLM, SGLang) the local cluster's workers front instead of simulated
  * engines: {@code bin/flotilla up --engine openai-http --engine-url URL[,URL...] [--kv-events
- * tcp://…[,…]] [--kv-events-replay tcp://…[,…]] [--served-model NAME] [--engine-block-size N]}.
+ * tcp://…[,…]] [--kv-events-replay tcp://…[,…]] [--served-model NAME]}.
  * Worker n fronts engine n: the i-th entry of every list belongs to worker i, in worker order
- * (prefill workers first in a P/D layout).
+ * (prefill workers first in a P/D layout). The model, its tokenizer and the block size the workers hash
+ * with are the cluster's {@link ServedModel}, whatever the engine.
  *
  * @param urls           base URLs of the engines' OpenAI-compatible servers; empty: simulated engines
  * @param kvEvents       the engines' ZMQ KV event PUB endpoints; empty: no KV events
  * @param kvEventsReplay the engines' ZMQ replay endpoints; empty: gaps resync the workers' views
- * @param servedModel    the model name the engines serve, or null for the workers' model
- * @param blockSize      the engines' block size (the workers hash with it), or null for the workers' default
+ * @param servedModel    the model name the engines serve, or null for the workers' model ({@code --model})
  */
-public record ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel,
-                              Integer blockSize) {
+public record ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel) {
 
     /** Every worker runs a simulated engine. */
-    public static final ExternalEngines NONE = new ExternalEngines(List.of(), List.of(), List.of(), null, null);
+    public static final ExternalEngines NONE = new ExternalEngines(List.of(), List.of(), List.of(), null);
 
     public ExternalEngines {
         urls = List.copyOf(urls);
@@ -37,11 +36,11 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
      * @throws LauncherException with a one-line reason when the flags do not fit together
      */
     public static ExternalEngines parse(String engine, String urls, String kvEvents, String kvEventsReplay,
-                                        String servedModel, Integer blockSize, int workers) {
+                                        String servedModel, int workers) {
         if ("sim".equals(engine)) {
-            if (urls != null || kvEvents != null || kvEventsReplay != null || servedModel != null || blockSize != null) {
-                throw new LauncherException("--engine-url, --kv-events, --kv-events-replay, --served-model and "
-                        + "--engine-block-size need --engine openai-http");
+            if (urls != null || kvEvents != null || kvEventsReplay != null || servedModel != null) {
+                throw new LauncherException("--engine-url, --kv-events, --kv-events-replay and --served-model need "
+                        + "--engine openai-http");
             }
             return NONE;
         }
@@ -63,10 +62,7 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
         if (servedModel != null && servedModel.isBlank()) {
             throw new LauncherException("--served-model must not be blank");
         }
-        if (blockSize != null && (blockSize < 1 || blockSize > 1024)) {
-            throw new LauncherException("--engine-block-size must be between 1 and 1024, not " + blockSize);
-        }
-        return new ExternalEngines(u, k, r, servedModel, blockSize);
+        return new ExternalEngines(u, k, r, servedModel);
     }
 
     public boolean external() {
@@ -93,9 +89,6 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
         if (servedModel != null) {
             args.add("--flotilla.worker.http.served-model=" + servedModel);
         }
-        if (blockSize != null) {
-            args.add("--flotilla.worker.sim.block-size=" + blockSize);
-        }
         return args;
     }
 
@@ -106,7 +99,6 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
         state.setLayout("kv-events", String.join(",", kvEvents));
         state.setLayout("kv-events-replay", String.join(",", kvEventsReplay));
         state.setLayout("served-model", servedModel == null ? "" : servedModel);
-        state.setLayout("engine-block-size", blockSize == null ? "" : blockSize.toString());
     }
 
     /** The settings {@link #save} recorded; {@link #NONE} for clusters recorded without them. */
@@ -115,10 +107,8 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
             return NONE;
         }
         String model = state.layout("served-model", "");
-        String block = state.layout("engine-block-size", "");
         return new ExternalEngines(split(state.layout("engine-urls", "")), split(state.layout("kv-events", "")),
-                split(state.layout("kv-events-replay", "")), model.isEmpty() ? null : model,
-                block.isEmpty() ? null : Integer.valueOf(block));
+                split(state.layout("kv-events-replay", "")), model.isEmpty() ? null : model);
     }
 
     private static List<String> list(String flag, String value, String what, int workers) {

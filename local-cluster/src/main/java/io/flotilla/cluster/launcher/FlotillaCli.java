@@ -22,6 +22,11 @@ public final class FlotillaCli {
         return Path.of(System.getProperty("flotilla.home", ".")).toAbsolutePath().normalize();
     }
 
+    /** Where bin/flotilla was run (it changes to the repository root): relative paths on its command line are relative to it. */
+    static Path workingDir() {
+        return Path.of(System.getProperty("flotilla.cwd", System.getProperty("user.dir"))).toAbsolutePath().normalize();
+    }
+
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new FlotillaCli());
         cli.setExecutionExceptionHandler((ex, cmd, parsed) -> {
@@ -74,10 +79,18 @@ public final class FlotillaCli {
         @Option(names = "--kv-events-replay", paramLabel = "tcp://HOST:PORT[,...]",
                 description = "The engines' ZMQ replay endpoints, one per worker (vLLM replay_endpoint).")
         String kvEventsReplay;
-        @Option(names = "--served-model", paramLabel = "NAME", description = "The model name the engines serve (default: the workers' model).")
+        @Option(names = "--served-model", paramLabel = "NAME", description = "The model name the engines serve (default: --model).")
         String servedModel;
-        @Option(names = "--engine-block-size", paramLabel = "N", description = "The engines' --block-size; the workers hash KV blocks with it (default 16).")
-        Integer engineBlockSize;
+        @Option(names = "--model", paramLabel = "NAME",
+                description = "The served model: the workers' model and the gateway's default model (default flotilla-sim).")
+        String model;
+        @Option(names = "--model-dir", paramLabel = "DIR",
+                description = "HuggingFace model directory (tokenizer.json, tokenizer_config.json / chat_template.jinja): the gateway "
+                        + "tokenizes --model with it and the workers hash in its tokenizer's namespace (default: cl100k_base and ChatML).")
+        String modelDir;
+        @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
+                description = "Tokens per KV block the workers hash with; with --engine openai-http it must equal the engines' --block-size (default 16).")
+        Integer blockSize;
 
         @Override
         public Integer call() throws InterruptedException {
@@ -99,10 +112,15 @@ public final class FlotillaCli {
             }
             PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
             ExternalEngines engines = ExternalEngines.parse(engine, engineUrls, kvEvents, kvEventsReplay, servedModel,
-                    engineBlockSize, aggregated + prefill + decode);
+                    aggregated + prefill + decode);
+            ServedModel served = ServedModel.parse(model, modelDir, blockSize, !engines.external(), workingDir());
+            if (engines.external() && served.modelDir() == null) {
+                System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
+                        + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
+            }
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -74,20 +74,25 @@ public final class LocalCluster {
      */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, ServedModel.DEFAULT,
+                timeout);
+    }
+
+    /**
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, Duration)}, serving
+     * {@code model}: the gateway, every worker and the planner get its name, tokenizer and block size.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
             String kafkaAddress = externalKafka == null ? "127.0.0.1:" + Ports.KAFKA : externalKafka;
-            ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup);
+            ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
+                    model);
             checkPortsFree(layout, externalKafka == null);
-            state.setLayout("aggregated", Integer.toString(workers));
-            state.setLayout("prefill", Integer.toString(prefill));
-            state.setLayout("decode", Integer.toString(decode));
-            state.setLayout("router-mode", routerMode);
-            state.setLayout("kafka", kafkaAddress);
-            state.setLayout("sim-speedup", Double.toString(simSpeedup));
-            state.setLayout("planner", planner.connector());
-            engines.save(state);
+            record(state, layout, planner, engines);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -116,6 +121,27 @@ public final class LocalCluster {
                 throw (RuntimeException) e;
             }
         }
+    }
+
+    /** Records the layout in the state, so that start-worker (and the planner's local connector) starts workers alike. */
+    static void record(ClusterState state, ClusterLayout layout, PlannerOptions planner, ExternalEngines engines) {
+        state.setLayout("aggregated", Integer.toString(layout.aggregated()));
+        state.setLayout("prefill", Integer.toString(layout.prefill()));
+        state.setLayout("decode", Integer.toString(layout.decode()));
+        state.setLayout("router-mode", layout.routerMode());
+        state.setLayout("kafka", layout.kafkaBootstrap());
+        state.setLayout("sim-speedup", Double.toString(layout.simSpeedup()));
+        state.setLayout("planner", planner.connector());
+        engines.save(state);
+        layout.model().save(state);
+    }
+
+    /** The layout {@link #record} recorded (without the external engines: {@link ExternalEngines#load}). */
+    static ClusterLayout recordedLayout(ClusterState state, Path stateDir) {
+        return new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
+                Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
+                state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
+                Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state));
     }
 
     /** The recorded state, after checking that none of its processes still runs. */
@@ -185,11 +211,7 @@ public final class LocalCluster {
             if (existing != null && existing.alive()) {
                 throw new LauncherException(Ports.workerId(n) + " is already running (pid " + existing.pid() + ")");
             }
-            ClusterLayout layout = new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
-                    Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
-                    state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
-                    Double.parseDouble(state.layout("sim-speedup", "1.0")));
-            ServiceSpec spec = layout.worker(n, ExternalEngines.load(state));
+            ServiceSpec spec = recordedLayout(state, stateDir).worker(n, ExternalEngines.load(state));
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * How the local cluster runs its planner ({@code bin/flotilla up --planner … --planner-interval …
  * --planner-opt KEY=VALUE}): the connector that applies its decisions, its interval and any other
  * {@code flotilla.planner.*} setting. The planner's {@code sim-speedup} always follows the cluster's,
- * so its built-in performance model describes the simulated workers it plans.
+ * so its built-in performance model describes the simulated workers it plans, and its {@code model} is the
+ * cluster's {@code --model} ({@link ServedModel#plannerArgs()}).
  *
  * @param connector shadow (record only) or local (start and drain this cluster's workers)
  * @param interval  planning interval, or {@code null} for the planner's default
@@ -27,7 +28,7 @@ public record PlannerOptions(String connector, Duration interval, Map<String, St
     public static final PlannerOptions SHADOW = new PlannerOptions("shadow", null, Map.of());
 
     /** Keys the launcher sets itself; {@code --planner-opt} must not set them a second time. */
-    private static final Set<String> OWN_KEYS = Set.of("connector", "interval", "sim-speedup");
+    private static final Set<String> OWN_KEYS = Set.of("connector", "interval", "sim-speedup", "model");
     private static final Pattern KEY = Pattern.compile("[a-z0-9][a-z0-9.\\-]*");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m)?");
 
@@ -46,6 +47,7 @@ public record PlannerOptions(String connector, Duration interval, Map<String, St
                 String flag = switch (key) {
                     case "sim-speedup" -> "--sim-speedup (the planner follows the workers)";
                     case "interval" -> "--planner-interval";
+                    case "model" -> "--model (the planner plans the served model's pools)";
                     default -> "--planner";
                 };
                 throw new LauncherException("--planner-opt " + key + ": set it with " + flag);

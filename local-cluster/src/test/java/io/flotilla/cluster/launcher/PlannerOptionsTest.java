@@ -22,7 +22,8 @@ class PlannerOptionsTest {
         ClusterLayout layout = new ClusterLayout(2, 0, 0, "kv", "k:9092", STATE, 10.0);
         assertThat(plannerArgs(layout, PlannerOptions.SHADOW))
                 .containsExactly("--spring.kafka.bootstrap-servers=k:9092", "--server.port=8084",
-                        "--flotilla.planner.connector=shadow", "--flotilla.planner.sim-speedup=10.0");
+                        "--flotilla.planner.model=flotilla-sim", "--flotilla.planner.connector=shadow",
+                        "--flotilla.planner.sim-speedup=10.0");
         assertThat(layout.services()).isEqualTo(layout.services(PlannerOptions.SHADOW));
     }
 
@@ -32,7 +33,8 @@ class PlannerOptionsTest {
                 List.of("scaling.min-stable=20s", "flotilla.planner.aggregated.max=4"));
         ClusterLayout layout = new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 2.0);
         assertThat(plannerArgs(layout, options)).containsExactly("--spring.kafka.bootstrap-servers=k:9092",
-                "--server.port=8084", "--flotilla.planner.connector=local", "--flotilla.planner.sim-speedup=2.0",
+                "--server.port=8084", "--flotilla.planner.model=flotilla-sim", "--flotilla.planner.connector=local",
+                "--flotilla.planner.sim-speedup=2.0",
                 "--flotilla.planner.interval=5000ms", "--flotilla.planner.scaling.min-stable=20s",
                 "--flotilla.planner.aggregated.max=4");
     }
@@ -58,6 +60,9 @@ class PlannerOptionsTest {
                 .isInstanceOf(LauncherException.class).hasMessageContaining("--sim-speedup");
         assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("interval=3s")))
                 .isInstanceOf(LauncherException.class).hasMessageContaining("--planner-interval");
+        assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("flotilla.planner.model=llama")))
+                .isInstanceOf(LauncherException.class)
+                .hasMessage("--planner-opt model: set it with --model (the planner plans the served model's pools)");
         assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("headroom")))
                 .isInstanceOf(LauncherException.class).hasMessageContaining("KEY=VALUE");
         assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("headroom=0.1", "headroom=0.2")))

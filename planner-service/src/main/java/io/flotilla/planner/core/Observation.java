@@ -11,7 +11,8 @@ import java.time.Instant;
  * @param end                 end of the interval
  * @param intervalSeconds     its length
  * @param requests            requests that finished in it (any outcome but client error)
- * @param requestRate         requests / intervalSeconds
+ * @param requestRate         requests that arrived in it / intervalSeconds: the finished ones plus the growth of
+ *                            the requests in flight on the model's workers ({@code IntervalAggregator})
  * @param islMean             mean prompt length (tokens)
  * @param islP90              90th percentile prompt length
  * @param oslMean             mean output length

@@ -19,8 +19,16 @@ import java.util.Map;
  * timestamps: a late record counts in the interval it arrives in).
  *
  * <ul>
- *   <li>request rate counts every finished request except client errors (rejected, failed and timed
- *       out requests were demand too); lengths and latencies come from OK requests only;</li>
+ *   <li>request rate = arrivals / interval, arrivals = finished requests (every outcome but client
+ *       errors: rejected, failed and timed out requests were demand too) + the growth of the requests in
+ *       flight (running + waiting, each worker's latest load report, summed over the workers in the
+ *       fleet). Requests are conserved — each one that arrived is either in flight or has finished — so
+ *       this counts demand when it arrives; counting finished requests alone lags it by the requests'
+ *       latency and, on a saturated pool, reads the pool's throughput instead of the load. A negative
+ *       count (a worker left the fleet with requests in flight, whose records come later) is 0 and is
+ *       carried into the next interval only. The first interval has no starting count and counts
+ *       finished requests only;</li>
+ *   <li>lengths and latencies come from OK requests only;</li>
  *   <li>ITL statistics are over per-request mean ITLs ({@code RequestRecord.itl_ms}); TTFT and ITL of 0
  *       (not measured) are skipped;</li>
  *   <li>load: each worker's reports in the interval are averaged, then prefill queue tokens are summed
@@ -49,6 +57,12 @@ public final class IntervalAggregator {
     private SampleSet itl = new SampleSet(SAMPLE_CAPACITY);
     private long requests;
     private Map<String, LoadSum> loads = new HashMap<>();
+    /** Latest running + waiting requests per worker (kept across intervals). */
+    private final Map<String, Integer> inFlight = new HashMap<>();
+    /** Requests in flight when the interval began; NaN before the first close. */
+    private double inFlightAtStart = Double.NaN;
+    /** The previous interval's arrivals below zero, carried into this one. */
+    private double deficit;
     private Instant start;
 
     public IntervalAggregator(String model, Instant start) {
@@ -82,6 +96,7 @@ public final class IntervalAggregator {
         s.queuedTokens += load.getWaitingPrefillTokens();
         s.kvUsage += load.getTotalKvBlocks() == 0 ? 0 : (double) load.getActiveKvBlocks() / load.getTotalKvBlocks();
         s.running += load.getRunning();
+        inFlight.put(load.getWorkerId(), load.getRunning() + load.getWaiting());
     }
 
     /** Ends the interval at {@code now}, starts the next one, and returns what it showed. */
@@ -98,7 +113,13 @@ public final class IntervalAggregator {
         double[] prefillSide = perPool.getOrDefault(Pool.PREFILL, perPool.getOrDefault(Pool.AGGREGATED, new double[4]));
         double[] decodeSide = perPool.getOrDefault(Pool.DECODE, perPool.getOrDefault(Pool.AGGREGATED, new double[4]));
         PoolCounts ready = fleet.ready();
-        Observation o = new Observation(now, seconds, requests, requests / seconds,
+        inFlight.keySet().removeIf(worker -> fleet.get(worker).isEmpty());
+        double inFlightNow = inFlight.values().stream().mapToInt(Integer::intValue).sum();
+        double counted = requests + (Double.isNaN(inFlightAtStart) ? 0 : inFlightNow - inFlightAtStart) + deficit;
+        double arrivals = Math.max(0, counted);
+        deficit = Math.min(0, counted - deficit);
+        inFlightAtStart = inFlightNow;
+        Observation o = new Observation(now, seconds, requests, arrivals / seconds,
                 isl.mean(), isl.percentile(0.9), osl.mean(), osl.percentile(0.9), cached.mean(),
                 ttft.percentile(0.5), ttft.percentile(0.9), itl.percentile(0.5), itl.percentile(0.9), ttft.count(),
                 prefillSide[1], avg(decodeSide[2], decodeSide[0]),

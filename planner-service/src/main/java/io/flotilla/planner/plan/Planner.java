@@ -149,7 +149,7 @@ public final class Planner {
             cached.observe(Double.isFinite(o.cachedMean()) && o.islMean() > 0 ? o.cachedMean() / o.islMean() : 0);
         }
         corrections.update(o, model);
-        if (o.requests() > 0) {
+        if (o.requests() > 0 || o.requestRate() > 0) {
             lastTraffic = now;
         }
     }

@@ -103,4 +103,60 @@ class IntervalAggregatorTest {
         assertThat(s.mean()).isCloseTo(49.5, within(1e-9));
         assertThat(s.percentile(0.9)).isBetween(80.0, 98.0);
     }
+    private static WorkerLoad inFlight(String worker, int running, int waiting) {
+        return WorkerLoad.newBuilder().setWorkerId(worker).setRunning(running).setWaiting(waiting).setTotalKvBlocks(100).build();
+    }
+
+    private static Fleet fleetOf(String... workers) {
+        return new Fleet(java.util.Arrays.stream(workers)
+                .map(w -> new FleetWorker(w, Pool.AGGREGATED, WorkerState.WORKER_STATE_READY, "h:1", 0, 0)).toList());
+    }
+
+    @Test
+    void theRequestRateCountsArrivalsFinishedPlusTheGrowthOfRequestsInFlight() {
+        IntervalAggregator a = new IntervalAggregator("m", T0);
+        for (int i = 0; i < 5; i++) {
+            a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        }
+        a.onLoad(inFlight("w1", 2, 1));
+        // First interval: no starting count yet, so finished requests only.
+        Observation first = a.close(T0.plusSeconds(10), fleetOf("w1"), id -> Optional.of(Pool.AGGREGATED));
+        assertThat(first.requestRate()).isCloseTo(0.5, within(1e-12));
+
+        // A burst: 2 finish, in flight goes 3 → 14 (w1 10, new w2 4): 13 arrived though only 2 finished.
+        a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_REJECTED));
+        a.onLoad(inFlight("w1", 6, 2));
+        a.onLoad(inFlight("w1", 8, 2));
+        a.onLoad(inFlight("w2", 4, 0));
+        Observation burst = a.close(T0.plusSeconds(20), fleetOf("w1", "w2"), id -> Optional.of(Pool.AGGREGATED));
+        assertThat(burst.requests()).isEqualTo(2);
+        assertThat(burst.requestRate()).isCloseTo(1.3, within(1e-12));
+
+        // The backlog drains: 9 finish while in flight falls 14 → 5: nothing new arrived.
+        for (int i = 0; i < 9; i++) {
+            a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        }
+        a.onLoad(inFlight("w1", 5, 0));
+        a.onLoad(inFlight("w2", 0, 0));
+        assertThat(a.close(T0.plusSeconds(30), fleetOf("w1", "w2"), id -> Optional.of(Pool.AGGREGATED)).requestRate()).isZero();
+
+        // w1 leaves the fleet with its 5 in flight: never a negative rate, and when their records come
+        // (failed) in the next interval they are not counted as new arrivals; 3 that did arrive are.
+        Observation gone = a.close(T0.plusSeconds(40), fleetOf("w2"), id -> Optional.of(Pool.AGGREGATED));
+        assertThat(gone.requestRate()).isZero();
+        for (int i = 0; i < 5; i++) {
+            a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_FAILED));
+        }
+        a.onLoad(inFlight("w2", 3, 0));
+        assertThat(a.close(T0.plusSeconds(50), fleetOf("w2"), id -> Optional.of(Pool.AGGREGATED)).requestRate())
+                .isCloseTo(0.3, within(1e-12));
+        // 1 finished while in flight fell by 3: −2, read as 0 and carried; it absorbs the next finished request.
+        a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        a.onLoad(inFlight("w2", 0, 0));
+        assertThat(a.close(T0.plusSeconds(60), fleetOf("w2"), id -> Optional.of(Pool.AGGREGATED)).requestRate()).isZero();
+        a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        assertThat(a.close(T0.plusSeconds(70), fleetOf("w2"), id -> Optional.of(Pool.AGGREGATED)).requestRate())
+                .isCloseTo(0, within(1e-12));
+    }
 }

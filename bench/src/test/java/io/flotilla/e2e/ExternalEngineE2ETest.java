@@ -7,6 +7,7 @@ import io.flotilla.cluster.launcher.ExternalEngines;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
+import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
@@ -34,9 +35,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -51,14 +54,26 @@ import static org.awaitility.Awaitility.await;
  * engine speaks the positional-array msgpack form, worker 1's the tagged-map form; each fake caches
  * the prompts it serves and announces them with {@code BlockStored} events carrying token ids.
  * Everything else is as {@code bin/flotilla up} starts it: real Kafka, every service its own JVM.
+ *
+ * <p>The cluster serves a model of its own as {@code --model} / {@code --model-dir} would: a HuggingFace
+ * directory written by this test whose {@code tokenizer.json} is byte-level BPE without merges (id =
+ * byte value, then four Llama 3 style special tokens) and whose chat template is Llama 3's shape. So the
+ * ids the engines receive, the blocks the workers publish and the blocks the gateway asks the router
+ * about can all be worked out here, in the namespace (model, {@code name_or_path}, bf16/bs16/paged).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ExternalEngineE2ETest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final BlockHasher HASHER = new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16);
+    /** Dots, a slash and capitals: the gateway's models.[NAME] key must keep them. */
+    private static final String MODEL = "Tiny/Byte-Llama-3.2";
+    private static final String TOKENIZER_ID = "tiny-org/byte-llama";
+    private static final BlockHasher HASHER = new BlockHasher(KvNamespace.of(MODEL, TOKENIZER_ID, "bf16/bs16/paged"), 16);
     private static final String SERVED_MODEL = "fake-llm";
+    private static final List<String> SPECIAL = List.of("<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>",
+            "<|eot_id|>"); // ids 256, 257, 258, 259
+    private static final int VOCAB = 256 + SPECIAL.size();
 
     private static FakeVllmEngine[] engines;
     private static LocalCluster cluster;
@@ -75,10 +90,13 @@ class ExternalEngineE2ETest {
                 engines[0].url() + "," + engines[1].url(),
                 engines[0].kvEvents() + "," + engines[1].kvEvents(),
                 engines[0].kvEventsReplay() + "," + engines[1].kvEventsReplay(),
-                SERVED_MODEL, 16, 2);
+                SERVED_MODEL, 2);
+        Path state = Files.createTempDirectory("flotilla-e2e-engines-");
+        ServedModel model = ServedModel.parse(MODEL, writeModelDir(state.resolve("byte-llama")).toString(), 16, false, state);
+        assertThat(model.tokenizerId()).isEqualTo(TOKENIZER_ID);
         Path root = Path.of("").toAbsolutePath().getParent();
-        cluster = new LocalCluster(root, Files.createTempDirectory("flotilla-e2e-engines-"), System.out);
-        started = cluster.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, external, Duration.ofSeconds(240));
+        cluster = new LocalCluster(root, state, System.out);
+        started = cluster.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, external, model, Duration.ofSeconds(240));
         for (FakeVllmEngine e : engines) {
             e.awaitSubscriber(Duration.ofSeconds(30));
         }
@@ -121,13 +139,27 @@ class ExternalEngineE2ETest {
         HttpResponse<String> chat = chat("Which engine answers this?");
         assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
         JsonNode body = JSON.readTree(chat.body());
-        assertThat(body.at("/choices/0/message/content").asText()).isNotEmpty();
+        assertThat(body.at("/choices/0/message/content").asText())
+                .as("the fake's tokens 101, 102, 103 decoded with the model's tokenizer (bytes e, f, g)").isEqualTo("efg");
         assertThat(body.at("/usage/completion_tokens").asInt()).as("the fake's three tokens").isEqualTo(3);
         FakeVllmEngine chatEngine = engineOf(chat);
         assertThat(chatEngine.server().requests()).last().satisfies(r -> {
             assertThat(r.path("model").asString()).isEqualTo(SERVED_MODEL);
             assertThat(r.path("stream").asBoolean()).isTrue();
         });
+        int[] rendered = chatIds("Which engine answers this?");
+        List<int[]> chatPrompts = chatEngine.prompts();
+        assertThat(chatPrompts.get(chatPrompts.size() - 1))
+                .as("the model directory's template and tokenizer made the prompt, not ChatML and cl100k")
+                .containsExactly(rendered);
+        assertThat(body.at("/usage/prompt_tokens").asInt()).isEqualTo(rendered.length);
+
+        HttpResponse<String> noModel = post("/v1/chat/completions", JSON.createObjectNode().put("max_tokens", 4)
+                .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", "Hi"))));
+        assertThat(noModel.statusCode()).as(noModel.body()).isEqualTo(200);
+        assertThat(JSON.readTree(noModel.body()).path("model").asText()).as("--model is the default model").isEqualTo(MODEL);
+        assertThat(JSON.readTree(get("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/models")).at("/data/0/id").asText())
+                .isEqualTo(MODEL);
 
         int[] prompt = tokens(40, 1);
         HttpResponse<String> completion = complete(prompt);
@@ -137,6 +169,9 @@ class ExternalEngineE2ETest {
         assertThat(c.at("/usage/completion_tokens").asInt()).isEqualTo(3);
         List<int[]> served = engineOf(completion).prompts();
         assertThat(served.get(served.size() - 1)).as("the token ids reached the engine unchanged").containsExactly(prompt);
+        HttpResponse<String> outside = complete(new int[]{1, 2, VOCAB});
+        assertThat(outside.statusCode()).as("id %d is past the model's vocabulary (cl100k would take it)", VOCAB)
+                .isEqualTo(400);
     }
 
     @Test
@@ -146,11 +181,18 @@ class ExternalEngineE2ETest {
         HttpResponse<String> first = chat(prefix + "Question 0?");
         assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
         String worker = first.headers().firstValue("x-flotilla-worker").orElseThrow();
-        await().atMost(Duration.ofSeconds(20)).until(() -> indexedBlocks(worker) > 0);
+        long[] firstHashes = HASHER.seqHashes(chatIds(prefix + "Question 0?"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> matchedBlocks(worker, firstHashes) == firstHashes.length);
+        // The prompts share the header, the prefix and "Question " (9 + prefix + 9 byte tokens).
+        int sharedBlocks = (9 + prefix.length() + 9) / 16;
         for (int i = 1; i <= 3; i++) {
+            double overlapBefore = routerMetric("flotilla_router_overlap_blocks_sum");
             HttpResponse<String> next = chat(prefix + "Question " + i + "?");
             assertThat(next.statusCode()).isEqualTo(200);
             assertThat(next.headers().firstValue("x-flotilla-worker")).as("request %d", i).contains(worker);
+            assertThat(routerMetric("flotilla_router_overlap_blocks_sum") - overlapBefore)
+                    .as("the gateway's block hashes are the workers': the router saw the shared prefix cached")
+                    .isGreaterThanOrEqualTo(sharedBlocks);
             assertThat(JSON.readTree(next.body()).at("/usage/prompt_tokens_details/cached_tokens").asInt())
                     .as("the engine's prefix cache served the prefix").isGreaterThan(500);
         }
@@ -167,7 +209,7 @@ class ExternalEngineE2ETest {
             await().atMost(Duration.ofSeconds(20)).until(() -> matchedBlocks(worker, hashes) == hashes.length);
             for (int k = 0; k < 3; k++) {
                 int[] prompt = Arrays.copyOf(prefix, prefix.length + 5);
-                Arrays.fill(prompt, prefix.length, prompt.length, 500 + k);
+                Arrays.fill(prompt, prefix.length, prompt.length, 250 + k);
                 HttpResponse<String> r = complete(prompt);
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
                 assertThat(r.headers().firstValue("x-flotilla-worker")).as("%s wire form, request %d",
@@ -207,7 +249,7 @@ class ExternalEngineE2ETest {
         ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", Ports.workerGrpc(n)).usePlaintext().build();
         try {
             GenerateRequest.Builder r = GenerateRequest.newBuilder().setRequestId("e2e-" + n + "-" + System.nanoTime())
-                    .setModel("flotilla-sim").setStop(StopConditions.newBuilder().setMaxTokens(2));
+                    .setModel(MODEL).setStop(StopConditions.newBuilder().setMaxTokens(2));
             Arrays.stream(prompt).forEach(r::addTokenIds);
             GenerateChunk last = null;
             for (Iterator<GenerateChunk> it = WorkerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -222,29 +264,32 @@ class ExternalEngineE2ETest {
     }
 
     private static int matchedBlocks(String worker, long[] hashes) {
-        FindMatchesRequest.Builder r = FindMatchesRequest.newBuilder().setModel("flotilla-sim").setBlockSize(16);
+        FindMatchesRequest.Builder r = FindMatchesRequest.newBuilder().setModel(MODEL).setBlockSize(16);
         Arrays.stream(hashes).forEach(r::addSeqHashes);
         return IndexerServiceGrpc.newBlockingStub(indexer).withDeadlineAfter(5, TimeUnit.SECONDS).findMatches(r.build())
                 .getMatchesList().stream().filter(m -> m.getWorkerId().equals(worker))
                 .mapToInt(WorkerMatch::getMatchedBlocks).findFirst().orElse(0);
     }
 
-    private static long indexedBlocks(String worker) throws Exception {
-        JsonNode w = JSON.readTree(get("http://127.0.0.1:" + Ports.INDEXER_MANAGEMENT + "/actuator/kvindex")).at("/workers/" + worker);
-        return w.isMissingNode() ? 0 : w.get("blocks").asLong();
-    }
-
     /** Sum of a counter's samples on worker n's Prometheus endpoint. */
     private static double workerMetric(int n, String name) throws Exception {
+        return metric(Ports.workerManagement(n), name);
+    }
+
+    private static double routerMetric(String name) throws Exception {
+        return metric(Ports.ROUTER_MANAGEMENT, name);
+    }
+
+    private static double metric(int managementPort, String name) throws Exception {
         double sum = 0;
         boolean found = false;
-        for (String line : get("http://127.0.0.1:" + Ports.workerManagement(n) + "/actuator/prometheus").split("\n")) {
+        for (String line : get("http://127.0.0.1:" + managementPort + "/actuator/prometheus").split("\n")) {
             if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
                 found = true;
             }
         }
-        assertThat(found).as("%s on worker-%d", name, n).isTrue();
+        assertThat(found).as("%s on port %d", name, managementPort).isTrue();
         return sum;
     }
 
@@ -254,14 +299,14 @@ class ExternalEngineE2ETest {
     }
 
     private static HttpResponse<String> chat(String content) throws Exception {
-        return post("/v1/chat/completions", JSON.createObjectNode().put("model", "flotilla-sim").put("max_tokens", 8)
+        return post("/v1/chat/completions", JSON.createObjectNode().put("model", MODEL).put("max_tokens", 8)
                 .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", content))));
     }
 
     private static HttpResponse<String> complete(int[] prompt) throws Exception {
         ArrayNode ids = JSON.createArrayNode();
         Arrays.stream(prompt).forEach(ids::add);
-        return post("/v1/completions", JSON.createObjectNode().put("model", "flotilla-sim").put("max_tokens", 8).set("prompt", ids));
+        return post("/v1/completions", JSON.createObjectNode().put("model", MODEL).put("max_tokens", 8).set("prompt", ids));
     }
 
     private static HttpResponse<String> post(String path, JsonNode body) throws Exception {
@@ -271,12 +316,80 @@ class ExternalEngineE2ETest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Token ids below cl100k's vocabulary, distinct per salt. */
+    /** Byte token ids (below the model's vocabulary), distinct per salt. */
     private static int[] tokens(int n, int salt) {
         int[] out = new int[n];
         for (int i = 0; i < n; i++) {
-            out[i] = Math.floorMod(salt * 7919 + i * 131, 90_000) + 1000;
+            out[i] = Math.floorMod(salt * 7919 + i * 131, 256);
         }
         return out;
+    }
+
+    /** The ids of a one-message chat: the template below, rendered, then one id per special token or byte. */
+    private static int[] chatIds(String userMessage) {
+        List<Integer> ids = new ArrayList<>();
+        ids.add(256); // <|begin_of_text|>
+        ids.add(257); // <|start_header_id|>
+        bytes(ids, "user");
+        ids.add(258); // <|end_header_id|>
+        bytes(ids, "\n\n" + userMessage);
+        ids.add(259); // <|eot_id|>
+        ids.add(257);
+        bytes(ids, "assistant");
+        ids.add(258);
+        bytes(ids, "\n\n");
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static void bytes(List<Integer> ids, String text) {
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            ids.add(b & 0xFF);
+        }
+    }
+
+    /**
+     * A HuggingFace model directory in real format: {@code tokenizer.json} is GPT-2 byte-level BPE with the 256
+     * byte symbols as ids 0-255 and no merges, plus four special tokens; {@code tokenizer_config.json} has
+     * {@code name_or_path}, the special tokens and a chat template shaped like Llama 3's.
+     */
+    private static Path writeModelDir(Path dir) throws Exception {
+        Files.createDirectories(dir);
+        var root = JSON.createObjectNode();
+        root.put("version", "1.0");
+        root.putNull("truncation");
+        root.putNull("padding");
+        ArrayNode added = root.putArray("added_tokens");
+        for (int i = 0; i < SPECIAL.size(); i++) {
+            added.addObject().put("id", 256 + i).put("content", SPECIAL.get(i)).put("single_word", false)
+                    .put("lstrip", false).put("rstrip", false).put("normalized", false).put("special", true);
+        }
+        root.putNull("normalizer");
+        root.putObject("pre_tokenizer").put("type", "ByteLevel").put("add_prefix_space", false)
+                .put("trim_offsets", true).put("use_regex", true);
+        root.putNull("post_processor");
+        root.putObject("decoder").put("type", "ByteLevel").put("add_prefix_space", true)
+                .put("trim_offsets", true).put("use_regex", true);
+        var model = root.putObject("model");
+        model.put("type", "BPE").putNull("dropout").putNull("unk_token").putNull("continuing_subword_prefix")
+                .putNull("end_of_word_suffix").put("fuse_unk", false).put("byte_fallback", false).put("ignore_merges", false);
+        var vocab = model.putObject("vocab");
+        int next = 0;
+        for (int b = 0; b < 256; b++) { // GPT-2's bytes_to_unicode
+            boolean printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            vocab.put(String.valueOf((char) (printable ? b : 256 + next++)), b);
+        }
+        model.putArray("merges");
+        Files.writeString(dir.resolve("tokenizer.json"), JSON.writeValueAsString(root));
+
+        var config = JSON.createObjectNode();
+        config.put("name_or_path", TOKENIZER_ID);
+        config.put("bos_token", "<|begin_of_text|>");
+        config.put("eos_token", "<|eot_id|>");
+        config.put("chat_template", "{{ bos_token }}{% for m in messages %}{{ '<|start_header_id|>' + m['role']"
+                + " + '<|end_header_id|>\\n\\n' + m['content'] + '<|eot_id|>' }}{% endfor %}"
+                + "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}");
+        Files.writeString(dir.resolve("tokenizer_config.json"), JSON.writeValueAsString(config));
+        assertThat(vocab.size() + SPECIAL.size()).isEqualTo(VOCAB);
+        return dir;
     }
 }

@@ -63,13 +63,19 @@ int ft_shm_alloc(ft_agent *a, ft_region *r, ft_error *err) {
              (unsigned long long)a->instance, (unsigned long long)r->id);
     int fd = shm_open(r->shm_name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) return ft_fail(err, FT_EIO, "shm_open(%s) failed: %s", r->shm_name, strerror(errno));
+    /* Reserve the pages now: a tmpfs too small for the segment (a container's default 64 MiB /dev/shm)
+     * then fails here with ENOSPC instead of handing out memory whose first write past the free space
+     * raises SIGBUS. tmpfs refuses a length beyond its size before allocating anything. */
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)r->len) == 0) p = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int e = errno;
+    int e = 0;
+    if (ftruncate(fd, (off_t)r->len) != 0) e = errno;
+    else if ((e = posix_fallocate(fd, 0, (off_t)r->len)) != 0) { /* posix_fallocate returns the error */ }
+    else if ((p = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) e = errno;
     close(fd);
     if (p == MAP_FAILED) {
         shm_unlink(r->shm_name);
-        return ft_fail(err, FT_ENOMEM, "cannot allocate %llu bytes of shared memory: %s", (unsigned long long)r->len, strerror(e));
+        return ft_fail(err, FT_ENOMEM, "cannot allocate %llu bytes of shared memory in /dev/shm: %s", (unsigned long long)r->len,
+                       strerror(e));
     }
     r->base = p;
     return FT_OK;

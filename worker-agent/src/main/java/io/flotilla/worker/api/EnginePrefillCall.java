@@ -4,6 +4,7 @@ import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.Usage;
 import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.agent.WorkerMetrics;
 import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.kv.EngineHandoffs;
@@ -23,7 +24,7 @@ final class EnginePrefillCall {
     private EnginePrefillCall() {
     }
 
-    static void start(WorkerIdentity identity, EngineHandoffs side, PrefillRequest request,
+    static void start(WorkerIdentity identity, WorkerMetrics metrics, EngineHandoffs side, PrefillRequest request,
                       ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
         CompletableFuture<RemotePrefill> prefill;
         try {
@@ -44,6 +45,9 @@ final class EnginePrefillCall {
             }
         });
         prefill.whenComplete((p, error) -> {
+            if (error == null) {
+                metrics.requestFinished(promptTokens(p, request), p.cachedTokens(), 0);
+            }
             if (stream.isCancelled()) {
                 return;
             }
@@ -52,7 +56,7 @@ final class EnginePrefillCall {
                 stream.onError(GrpcErrors.toStatus(cause).asRuntimeException());
                 return;
             }
-            int promptTokens = p.promptTokens() > 0 ? p.promptTokens() : request.getTokenIdsCount();
+            int promptTokens = promptTokens(p, request);
             stream.onNext(PrefillResult.newBuilder()
                     .setHandoff(HandoffBuilder.buildEngineTransfer(identity, request, p, side.expiryFromNow()))
                     .setUsage(Usage.newBuilder()
@@ -62,5 +66,9 @@ final class EnginePrefillCall {
                     .build());
             stream.onCompleted();
         });
+    }
+
+    private static int promptTokens(RemotePrefill p, PrefillRequest request) {
+        return p.promptTokens() > 0 ? p.promptTokens() : request.getTokenIdsCount();
     }
 }

@@ -5,6 +5,7 @@ import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.Usage;
 import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.agent.WorkerMetrics;
 import io.flotilla.worker.engine.PrefillSink;
 import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.kv.HandoffBuilder;
@@ -22,19 +23,23 @@ final class PrefillCall implements PrefillSink {
 
     private final WorkerIdentity identity;
     private final KvTransferNode transfer;
+    private final WorkerMetrics metrics;
     private final PrefillRequest request;
     private final ServerCallStreamObserver<PrefillResult> stream;
 
-    PrefillCall(WorkerIdentity identity, KvTransferNode transfer, PrefillRequest request,
+    PrefillCall(WorkerIdentity identity, KvTransferNode transfer, WorkerMetrics metrics, PrefillRequest request,
                 ServerCallStreamObserver<PrefillResult> stream) {
         this.identity = identity;
         this.transfer = transfer;
+        this.metrics = metrics;
         this.request = request;
         this.stream = stream;
     }
 
     @Override
     public void onPrefilled(PrefilledKv kv) {
+        // The prompt was computed (or found cached) here whatever happens to the answer, as in Generate.
+        metrics.requestFinished(kv.promptTokens(), kv.cachedTokens(), 0);
         if (stream.isCancelled()) {
             kv.pin().release();
             return;

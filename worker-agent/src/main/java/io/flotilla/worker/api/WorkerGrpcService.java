@@ -91,12 +91,12 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel);
         if (engineSide != null) {
-            EnginePrefillCall.start(worker.identity(), engineSide, request, stream, relay);
+            EnginePrefillCall.start(worker.identity(), worker.metrics(), engineSide, request, stream, relay);
             return;
         }
         try {
             relay.attach(transfer.engine().prefill(EngineRequests.of(request),
-                    new PrefillCall(worker.identity(), transfer, request, stream)));
+                    new PrefillCall(worker.identity(), transfer, worker.metrics(), request, stream)));
         } catch (RuntimeException e) {
             observer.onError(GrpcErrors.toStatus(e).asRuntimeException());
         }

@@ -147,8 +147,13 @@ class DisaggregatedWorkersTest {
         Map<TopicPartition, Long> offsets = WorkerAgentKafkaTest.endOffsets(kafka);
         double bytesBefore = decode.counter("flotilla.worker.transfer_bytes");
         double computedBefore = decode.counter("flotilla.worker.prefill_tokens");
+        double prefilledBefore = prefill.counter("flotilla.worker.prefill_tokens");
 
-        KvHandoff h = prefill(prefill, "pd-a", prompt, greedy()).getHandoff();
+        PrefillResult answer = prefill(prefill, "pd-a", prompt, greedy());
+        KvHandoff h = answer.getHandoff();
+        assertThat(prefill.counter("flotilla.worker.prefill_tokens") - prefilledBefore)
+                .as("the prefill worker counts the prompt tokens it computed")
+                .isEqualTo(600.0 - answer.getUsage().getCachedTokens());
         assertThat(h.getSourceWorkerId()).isEqualTo(prefill.id());
         assertThat(h.getSourceEndpoint()).isEqualTo(prefill.instance().identity().endpoint());
         assertThat(h.getComputedTokens()).isEqualTo(600);

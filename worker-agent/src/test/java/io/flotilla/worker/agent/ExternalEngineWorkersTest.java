@@ -138,9 +138,13 @@ class ExternalEngineWorkersTest {
     void thePrefillEnginesTransferParamsTravelInTheHandoffAndTheDecodeEnginePullsWithThem() {
         int[] prompt = prompt(40, 1); // two full blocks and 8 tokens
         double used = decode.meter("flotilla.worker.handoffs_used");
+        double prefilled = prefill.meter("flotilla.worker.prefill_tokens");
 
         PrefillResult result = prefill.stub().prefill(prefillRequest("pd-1", prompt));
         KvHandoff h = result.getHandoff();
+        assertThat(prefill.meter("flotilla.worker.prefill_tokens") - prefilled)
+                .as("the prefill worker counts the prompt tokens its engine computed")
+                .isEqualTo(40.0 - result.getUsage().getCachedTokens());
 
         JsonNode sent = last(prefillEngine.server().requests());
         assertThat(sent.path("max_tokens").asInt()).isEqualTo(1);

@@ -22,8 +22,9 @@ LOCK=${EVAL_LOCK:-/tmp/flotilla-cluster.lock}
 SIM_SPEEDUP=${EVAL_SIM_SPEEDUP:-0.25}
 TTFT_MS=${EVAL_TTFT_MS:-4000}
 ITL_MS=${EVAL_ITL_MS:-200}
-# Quiet, a 40 s ramp to the burst, 75 s of burst, quiet again: 270 s in all.
-PHASES=${EVAL_PHASES:-60s@0.5,40s@0.5-10,75s@10,10s@10-0.5,85s@0.5}
+# Quiet, a 90 s ramp (three cold starts of a worker here) to a 20× burst, the burst, a sudden drop, quiet
+# again: 280 s in all.
+PHASES=${EVAL_PHASES:-40s@0.5,90s@0.5-10,40s@10,10s@10-0.5,100s@0.5}
 ISL=${EVAL_ISL:-2000}
 OSL=${EVAL_OSL:-64}
 SEED=${EVAL_SEED:-9}
@@ -73,7 +74,8 @@ run() {
   benchjava io.flotilla.bench.BenchCli --url http://127.0.0.1:8000 --trace "$out/trace.jsonl" --trace-block-size 512 \
     --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --warmup 8 --request-timeout 120s --seed "$SEED" --quiet \
     --out "$dir/bench" | tee "$dir/bench.log"
-  benchjava io.flotilla.bench.planner.PlannerEvalCli workers --run "$dir/bench"
+  cp .flotilla/cluster.properties "$dir/cluster.properties"
+  benchjava io.flotilla.bench.planner.PlannerEvalCli workers --run "$dir/bench" --launcher-state "$dir/cluster.properties"
   curl -sf 'http://127.0.0.1:8084/planner/decisions?limit=500' > "$dir/decisions.json" || echo "no planner decisions" >&2
   grep -E "LocalConnector|planning interval failed" .flotilla/logs/planner.log > "$dir/planner-actions.log" || true
   launcher status > "$dir/status.txt" 2>&1 || true

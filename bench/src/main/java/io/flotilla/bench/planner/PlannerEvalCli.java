@@ -92,6 +92,9 @@ public final class PlannerEvalCli implements Runnable {
         String model;
         @Option(names = "--step", defaultValue = "5", description = "Seconds between samples of the live-worker series (default ${DEFAULT-VALUE}).")
         int stepSeconds;
+        @Option(names = "--launcher-state", description = "The launcher's .flotilla/cluster.properties, read before bin/flotilla down: "
+                + "each worker then counts from its process's start, not from its first status.")
+        Path launcherState;
 
         @Override
         public Integer call() throws IOException {
@@ -99,12 +102,33 @@ public final class PlannerEvalCli implements Runnable {
             long from = Instant.parse(summary.get("started_at").asText()).toEpochMilli();
             long to = from + Math.round(summary.get("duration_s").asDouble() * 1000);
             List<WorkerStatus> statuses = MembershipReader.readAll(kafka, Duration.ofSeconds(30));
-            ObjectNode out = workersJson(WorkerTimeline.of(statuses, model), from, to, stepSeconds * 1000L);
+            WorkerTimeline timeline = WorkerTimeline.of(statuses, model);
+            if (launcherState != null) {
+                timeline = timeline.withLaunches(workerLaunches(launcherState));
+            }
+            ObjectNode out = workersJson(timeline, from, to, stepSeconds * 1000L);
+            out.put("counted_from", launcherState != null ? "process start" : "first status");
             JSON.writerWithDefaultPrettyPrinter().writeValue(run.resolve("workers.json").toFile(), out);
             System.out.printf(Locale.ROOT, "%s: %.0f worker-seconds over %.0f s (max %d live) from %d statuses%n", run,
                     out.get("live_worker_seconds").asDouble(), (to - from) / 1000.0, out.get("max_live").asInt(), statuses.size());
             return 0;
         }
+    }
+
+    /** Start time (epoch ms) of each worker process the launcher's state file records. */
+    static Map<String, Long> workerLaunches(Path clusterProperties) throws IOException {
+        java.util.Properties p = new java.util.Properties();
+        try (var in = Files.newBufferedReader(clusterProperties)) {
+            p.load(in);
+        }
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String name : p.getProperty("services", "").split(",")) {
+            String started = p.getProperty(name.trim() + ".started");
+            if (name.trim().startsWith("worker-") && started != null) {
+                out.put(name.trim(), Long.parseLong(started.trim()));
+            }
+        }
+        return out;
     }
 
     /** {@code workers.json}: the window, worker-seconds (live and READY), and the live-worker series. */

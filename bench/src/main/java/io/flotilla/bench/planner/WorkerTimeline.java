@@ -15,7 +15,9 @@ import java.util.Map;
  * (worker id and epoch); after the last one the state holds until the lease ends
  * ({@code ts + lease_ms}) or the worker's next epoch starts, whichever is first. STOPPED holds nothing.
  * A worker is <em>live</em> in any other state — STARTING, READY, DRAINING, UNHEALTHY — since it holds
- * its accelerator until it stops; <em>ready</em> only while READY. Pure; times are epoch milliseconds.
+ * its accelerator until it stops; <em>ready</em> only while READY. A worker process exists before its
+ * first status (JVM start, engine load): {@link #withLaunches} counts that time too, as STARTING, from
+ * the process's start time. Pure; times are epoch milliseconds.
  */
 public final class WorkerTimeline {
 
@@ -57,6 +59,21 @@ public final class WorkerTimeline {
                 }
             }
         }
+        return new WorkerTimeline(out);
+    }
+
+    /**
+     * The same timeline with each worker's time from its process launch ({@code launchedAtMs}, by worker
+     * id) to the first status after it counted as STARTING.
+     */
+    public WorkerTimeline withLaunches(Map<String, Long> launchedAtMs) {
+        List<Segment> out = new ArrayList<>(segments);
+        launchedAtMs.forEach((worker, launched) -> segments.stream()
+                .filter(s -> s.workerId().equals(worker) && s.fromMs() >= launched)
+                .min(Comparator.comparingLong(Segment::fromMs))
+                .filter(first -> first.fromMs() > launched)
+                .ifPresent(first -> out.add(new Segment(worker, first.epoch(), WorkerState.WORKER_STATE_STARTING, launched,
+                        first.fromMs()))));
         return new WorkerTimeline(out);
     }
 

@@ -73,4 +73,11 @@ class EvaluationReportTest {
         assertThat(md).contains("| 10–20 s, 1→5 req/s | 100.0% of 1 | 0.0% of 1 |");
         assertThat(md).contains("* planner: `1 3`");
     }
+    @Test
+    void workerLaunchesComeFromTheLauncherStateFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path state = dir.resolve("cluster.properties");
+        java.nio.file.Files.writeString(state, "services=kafka,router,worker-0,worker-3\nkafka.started=1\nrouter.started=2\n"
+                + "worker-0.started=1000\nworker-3.started=25000\nlayout.aggregated=1\n");
+        assertThat(PlannerEvalCli.workerLaunches(state)).containsExactly(Map.entry("worker-0", 1000L), Map.entry("worker-3", 25000L));
+    }
 }

@@ -54,4 +54,19 @@ class WorkerTimelineTest {
         assertThat(t.liveAt(30_000)).isZero();
         assertThat(t.liveWorkerSeconds(5_000, 15_000)).isEqualTo(10);
     }
+    @Test
+    void aProcessCountsFromItsLaunchNotFromItsFirstStatus() {
+        List<WorkerStatus> statuses = List.of(
+                status("worker-1", 2, WORKER_STATE_STARTING, 30_000), status("worker-1", 2, WORKER_STATE_READY, 40_000),
+                status("worker-1", 2, WORKER_STATE_STOPPED, 60_000));
+        // The launcher started worker-1's JVM at 18 s; it published its first status 12 s later.
+        WorkerTimeline t = WorkerTimeline.of(statuses, "m").withLaunches(java.util.Map.of("worker-1", 18_000L, "worker-9", 1_000L));
+
+        assertThat(t.liveWorkerSeconds(0, 100_000)).isEqualTo(42);
+        assertThat(t.readyWorkerSeconds(0, 100_000)).isEqualTo(20);
+        assertThat(t.liveAt(20_000)).isEqualTo(1);
+        // A launch after every status of that worker (or of a worker never seen) adds nothing.
+        assertThat(WorkerTimeline.of(statuses, "m").withLaunches(java.util.Map.of("worker-1", 70_000L))
+                .liveWorkerSeconds(0, 100_000)).isEqualTo(30);
+    }
 }

@@ -24,6 +24,7 @@ public final class RouterMetrics {
     private final DistributionSummary overlap;
     private final Counter indexerErrors;
     private final Counter failureReports;
+    private final Counter disaggregated;
 
     public RouterMetrics(MeterRegistry registry) {
         decision = Timer.builder("flotilla.router.decision").description("Time to decide one route, indexer call included")
@@ -41,6 +42,8 @@ public final class RouterMetrics {
                 .description("Cached prefix blocks on the chosen worker").publishPercentileHistogram().register(registry);
         indexerErrors = Counter.builder("flotilla.router.indexer_errors")
                 .description("FindMatches calls that failed, timed out or were skipped by the open breaker").register(registry);
+        disaggregated = Counter.builder("flotilla.router.disaggregated")
+                .description("Routed requests given a separate prefill worker (the rest run aggregated)").register(registry);
         failureReports = Counter.builder("flotilla.router.worker_failures_reported")
                 .description("Workers reported failing by gateways").register(registry);
     }
@@ -50,7 +53,12 @@ public final class RouterMetrics {
         decisions.get(d.modeUsed()).increment();
         counts.get(d.modeUsed()).incrementAndGet();
         switch (d.outcome()) {
-            case ROUTED -> overlap.record(d.overlapBlocks());
+            case ROUTED -> {
+                overlap.record(d.overlapBlocks());
+                if (d.disaggregated()) {
+                    disaggregated.increment();
+                }
+            }
             case BUSY -> busy.increment();
             case NO_WORKER -> noWorker.increment();
         }
@@ -68,6 +76,7 @@ public final class RouterMetrics {
     public Map<String, Long> decisionCounts() {
         Map<String, Long> out = new java.util.LinkedHashMap<>();
         counts.forEach((m, c) -> out.put(m.metricTag(), c.get()));
+        out.put("disaggregated", (long) disaggregated.count());
         out.put("busy", (long) busy.count());
         out.put("no_worker", (long) noWorker.count());
         return out;

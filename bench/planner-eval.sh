@@ -3,10 +3,12 @@
 # times — a static pool sized for the peak, one sized for the mean, and one pool scaled by the planner's
 # local connector — then SLO attainment and worker-seconds side by side (docs/benchmarks.md, "Planner").
 #
-#   bench/planner-eval.sh all OUT        trace, the three runs (each under the cluster lock), report
+#   bench/planner-eval.sh all OUT        trace, the three configurations and two more planner runs (each
+#                                        run under the cluster lock, ~6 min), report
 #   bench/planner-eval.sh trace OUT      only the trace (OUT/trace.jsonl)
-#   bench/planner-eval.sh run CONFIG OUT one run (peak-static | mean-static | planner); starts and stops a
-#                                        local cluster, so run it under: flock /tmp/flotilla-cluster.lock
+#   bench/planner-eval.sh run CONFIG OUT one run (peak-static | mean-static | planner) into OUT/CONFIG (or
+#                                        OUT/$EVAL_LABEL); starts and stops a local cluster, so run it
+#                                        under: flock /tmp/flotilla-cluster.lock
 #   bench/planner-eval.sh report OUT     the table from the runs in OUT (OUT/report.md)
 #
 # Needs the built jars (./mvnw -DskipTests package, or per module) and uses them as they are: it never
@@ -56,7 +58,7 @@ trace() {
 
 run() {
   local config=$1 out=$2
-  local dir="$out/$config"
+  local dir="$out/${EVAL_LABEL:-$config}"
   [ -f "$out/trace.jsonl" ] || trace "$out"
   rm -rf "$dir" && mkdir -p "$dir"
   local workers planner
@@ -67,12 +69,19 @@ run() {
     *) echo "unknown configuration $config (peak-static, mean-static, planner)" >&2; exit 2 ;;
   esac
   trap 'launcher down --grace 15 > "'"$dir"'/down.log" 2>&1 || true' EXIT
+  ls -l --time-style=+%FT%T ./*/target/*-exec.jar local-cluster/target/local-cluster.jar bench/target/bench.jar \
+    | awk '{print $6, $5, $7}' > "$dir/jars.txt"
   echo "[$config] up: $workers workers, planner $planner, sim-speedup $SIM_SPEEDUP ($(date +%T), load $(cut -d" " -f1-3 /proc/loadavg))"
   launcher up -d --workers "$workers" --sim-speedup "$SIM_SPEEDUP" --planner "$planner" "${PLANNER_OPTS[@]}" > "$dir/up.log" 2>&1 \
     || { tail -20 "$dir/up.log"; exit 1; }
+  # Warm the cold JVMs up with a few requests, then let the planner see a quiet spell before the trace,
+  # so its first forecasts do not start from the warm-up spike (0 → 2 req/s reads as a steep trend).
+  benchjava io.flotilla.bench.BenchCli --url http://127.0.0.1:8000 --trace "$out/trace.jsonl" --trace-block-size 512 \
+    --warmup 8 --max-requests 1 --seed "$SEED" --quiet --out "$dir/warmup" > "$dir/warmup.log"
+  sleep "${EVAL_SETTLE_S:-30}"
   echo "[$config] replaying $(wc -l < "$out/trace.jsonl") requests ($(date +%T))"
   benchjava io.flotilla.bench.BenchCli --url http://127.0.0.1:8000 --trace "$out/trace.jsonl" --trace-block-size 512 \
-    --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --warmup 8 --request-timeout 120s --seed "$SEED" --quiet \
+    --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --request-timeout 120s --seed "$SEED" --quiet \
     --out "$dir/bench" | tee "$dir/bench.log"
   cp .flotilla/cluster.properties "$dir/cluster.properties"
   benchjava io.flotilla.bench.planner.PlannerEvalCli workers --run "$dir/bench" --launcher-state "$dir/cluster.properties"
@@ -84,8 +93,11 @@ run() {
 
 report() {
   local out=$1
-  benchjava io.flotilla.bench.planner.PlannerEvalCli report --baseline peak-static \
-    --run "peak-static=$out/peak-static/bench" --run "mean-static=$out/mean-static/bench" --run "planner=$out/planner/bench" \
+  local runs=(--run "peak-static=$out/peak-static/bench" --run "mean-static=$out/mean-static/bench")
+  for d in "$out"/planner*/; do
+    runs+=(--run "$(basename "$d")=${d}bench")
+  done
+  benchjava io.flotilla.bench.planner.PlannerEvalCli report --baseline peak-static "${runs[@]}" \
     --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --phases "$PHASES" --trace "$out/trace.jsonl" --out "$out/report.md"
   cat "$out/report.md"
 }
@@ -101,7 +113,11 @@ case "$cmd" in
     for config in planner peak-static mean-static; do
       flock "$LOCK" "$0" run "$config" "$out"
     done
+    # The planner's runs differ more than the static pools' (its decisions follow what it observes): repeat it.
+    for i in $(seq 2 "${EVAL_PLANNER_RUNS:-3}"); do
+      EVAL_LABEL="planner-$i" flock "$LOCK" "$0" run planner "$out"
+    done
     report "$out"
     ;;
-  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

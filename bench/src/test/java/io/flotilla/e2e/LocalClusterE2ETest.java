@@ -2,14 +2,9 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
-import io.flotilla.protocol.v1.ListWorkersRequest;
-import io.flotilla.protocol.v1.RouterServiceGrpc;
 import io.flotilla.protocol.v1.WorkerInfo;
-import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -17,7 +12,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,29 +32,21 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocalClusterE2ETest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP = ClusterUnderTest.HTTP;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static LocalCluster cluster;
+    private static ClusterUnderTest cluster;
     private static List<RunningService> started;
-    private static ManagedChannel routerChannel;
 
     @BeforeAll
-    static void up() throws IOException {
-        Path root = Path.of("").toAbsolutePath().getParent();
-        Path state = Files.createTempDirectory("flotilla-e2e-");
-        cluster = new LocalCluster(root, state, System.out);
-        started = cluster.up(2, 0, 0, "kv", null, Duration.ofSeconds(240));
-        routerChannel = NettyChannelBuilder.forAddress("127.0.0.1", Ports.ROUTER_GRPC).usePlaintext().build();
+    static void up() throws Exception {
+        cluster = ClusterUnderTest.start("flotilla-e2e-", c -> c.up(2, 0, 0, "kv", null, Duration.ofSeconds(240)));
+        started = cluster.started();
     }
 
     @AfterAll
     static void down() {
-        if (routerChannel != null) {
-            routerChannel.shutdownNow();
-        }
         if (cluster != null) {
-            cluster.down(Duration.ofSeconds(20));
-            assertThat(started).noneMatch(RunningService::alive);
+            cluster.close();
         }
     }
 
@@ -144,7 +130,7 @@ class LocalClusterE2ETest {
                 usage = chunk.get("usage");
             }
             if (++chunks == 20 && !killed) {
-                cluster.killWorker(victim); // SIGKILL, mid-stream
+                cluster.launcher().killWorker(victim); // SIGKILL, mid-stream
                 killed = true;
                 killedAt = System.nanoTime();
             }
@@ -165,8 +151,7 @@ class LocalClusterE2ETest {
     }
 
     private static List<WorkerInfo> routable() {
-        return RouterServiceGrpc.newBlockingStub(routerChannel).listWorkers(ListWorkersRequest.getDefaultInstance())
-                .getWorkersList().stream().filter(WorkerInfo::getRoutable).toList();
+        return cluster.routable();
     }
 
     private static HttpResponse<String> chat(String content) throws Exception {

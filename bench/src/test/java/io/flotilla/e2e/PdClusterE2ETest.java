@@ -4,15 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
-import io.flotilla.protocol.v1.ListWorkersRequest;
-import io.flotilla.protocol.v1.RouterServiceGrpc;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
-import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -20,17 +15,12 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -50,34 +40,26 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PdClusterE2ETest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP = ClusterUnderTest.HTTP;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String PREFILL = Ports.workerId(0);
     private static final String DECODE = Ports.workerId(1);
     private static final int ISL = 6000;
     private static final int MAX_TOKENS = 50;
 
-    private static LocalCluster cluster;
+    private static ClusterUnderTest cluster;
     private static List<RunningService> started;
-    private static ManagedChannel routerChannel;
 
     @BeforeAll
-    static void up() throws IOException {
-        Path root = Path.of("").toAbsolutePath().getParent();
-        Path state = Files.createTempDirectory("flotilla-e2e-pd-");
-        cluster = new LocalCluster(root, state, System.out);
-        started = cluster.up(0, 1, 1, "kv", null, Duration.ofSeconds(240));
-        routerChannel = NettyChannelBuilder.forAddress("127.0.0.1", Ports.ROUTER_GRPC).usePlaintext().build();
+    static void up() throws Exception {
+        cluster = ClusterUnderTest.start("flotilla-e2e-pd-", c -> c.up(0, 1, 1, "kv", null, Duration.ofSeconds(240)));
+        started = cluster.started();
     }
 
     @AfterAll
     static void down() {
-        if (routerChannel != null) {
-            routerChannel.shutdownNow();
-        }
         if (cluster != null) {
-            cluster.down(Duration.ofSeconds(20));
-            assertThat(started).noneMatch(RunningService::alive);
+            cluster.close();
         }
     }
 
@@ -167,20 +149,10 @@ class PdClusterE2ETest {
     }
 
     private static List<WorkerInfo> routable() {
-        return RouterServiceGrpc.newBlockingStub(routerChannel).listWorkers(ListWorkersRequest.getDefaultInstance())
-                .getWorkersList().stream().filter(WorkerInfo::getRoutable).toList();
+        return cluster.routable();
     }
 
-    /** The sum of a worker's Prometheus samples named {@code name} (any labels); 0 when absent. */
     private static double metric(String worker, String name) throws Exception {
-        int port = Ports.workerManagement(Integer.parseInt(worker.substring("worker-".length())));
-        String text = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*})? (\\S+)$").matcher(text);
-        double sum = 0;
-        while (m.find()) {
-            sum += Double.parseDouble(m.group(2));
-        }
-        return sum;
+        return ClusterUnderTest.workerMetric(worker, name);
     }
 }

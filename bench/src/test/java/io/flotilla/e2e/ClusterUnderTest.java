@@ -1,0 +1,105 @@
+package io.flotilla.e2e;
+
+import io.flotilla.cluster.launcher.LocalCluster;
+import io.flotilla.cluster.launcher.RunningService;
+import io.flotilla.protocol.Ports;
+import io.flotilla.protocol.v1.ListWorkersRequest;
+import io.flotilla.protocol.v1.RouterServiceGrpc;
+import io.flotilla.protocol.v1.WorkerInfo;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A local cluster started for one end-to-end test class (every service its own JVM from its exec
+ * jar, on the fixed ports), a channel to its router, and the probes the tests share. Closing it
+ * stops every process and checks that none is left.
+ */
+final class ClusterUnderTest implements AutoCloseable {
+
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /** Starts the services on a launcher whose state lives in a fresh temporary directory. */
+    interface Up {
+        List<RunningService> up(LocalCluster cluster) throws Exception;
+    }
+
+    private final LocalCluster cluster;
+    private final List<RunningService> started;
+    private final ManagedChannel router;
+
+    private ClusterUnderTest(LocalCluster cluster, List<RunningService> started) {
+        this.cluster = cluster;
+        this.started = started;
+        this.router = NettyChannelBuilder.forAddress("127.0.0.1", Ports.ROUTER_GRPC).usePlaintext().build();
+    }
+
+    /** @param state the launcher's state directory ({@code .flotilla} of a real checkout) */
+    static ClusterUnderTest start(Path state, Up up) throws Exception {
+        Path root = Path.of("").toAbsolutePath().getParent();
+        LocalCluster cluster = new LocalCluster(root, state, System.out);
+        return new ClusterUnderTest(cluster, up.up(cluster));
+    }
+
+    static ClusterUnderTest start(String stateDirPrefix, Up up) throws Exception {
+        return start(Files.createTempDirectory(stateDirPrefix), up);
+    }
+
+    List<RunningService> started() {
+        return started;
+    }
+
+    LocalCluster launcher() {
+        return cluster;
+    }
+
+    ManagedChannel routerChannel() {
+        return router;
+    }
+
+    /** Workers the router would route to now. */
+    List<WorkerInfo> routable() {
+        return RouterServiceGrpc.newBlockingStub(router).listWorkers(ListWorkersRequest.getDefaultInstance())
+                .getWorkersList().stream().filter(WorkerInfo::getRoutable).toList();
+    }
+
+    /** The sum of worker {@code workerId}'s Prometheus samples named {@code name} (any labels); 0 when absent. */
+    static double workerMetric(String workerId, String name) throws Exception {
+        return metric(Ports.workerManagement(Integer.parseInt(workerId.substring("worker-".length()))), name);
+    }
+
+    /** The sum of the Prometheus samples named {@code name} (any labels) on a management port; 0 when absent. */
+    static double metric(int managementPort, String name) throws Exception {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*})? (\\S+)$")
+                .matcher(prometheus(managementPort));
+        double sum = 0;
+        while (m.find()) {
+            sum += Double.parseDouble(m.group(2));
+        }
+        return sum;
+    }
+
+    static String prometheus(int managementPort) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Override
+    public void close() {
+        router.shutdownNow();
+        cluster.down(Duration.ofSeconds(20));
+        assertThat(started).noneMatch(RunningService::alive);
+    }
+}

@@ -30,7 +30,8 @@ PHASES=${EVAL_PHASES:-40s@0.5,90s@0.5-10,40s@10,10s@10-0.5,100s@0.5}
 ISL=${EVAL_ISL:-2000}
 OSL=${EVAL_OSL:-64}
 SEED=${EVAL_SEED:-9}
-# Static pools: the planner's model needs 3.3 replicas at the peak (10 req/s) and 1.3 at the mean (4.0 req/s).
+# Static pools from the planner's model (ReplicaPlanner, headroom 0.1, no forecast or correction): 3.34 replicas
+# at the peak (10 req/s) and 1.21 at the trace's mean (3.64 req/s).
 PEAK_WORKERS=${EVAL_PEAK_WORKERS:-4}
 MEAN_WORKERS=${EVAL_MEAN_WORKERS:-2}
 # Planner timescales compressed for a 270 s trace (defaults: 30s interval, 120s ready time, 30s/120s
@@ -94,8 +95,8 @@ run() {
 report() {
   local out=$1
   local runs=(--run "peak-static=$out/peak-static/bench" --run "mean-static=$out/mean-static/bench")
-  for d in "$out"/planner*/; do
-    runs+=(--run "$(basename "$d")=${d}bench")
+  for d in "$out"/planner "$out"/planner-*; do
+    [ -d "$d" ] && runs+=(--run "$(basename "$d")=$d/bench")
   done
   benchjava io.flotilla.bench.planner.PlannerEvalCli report --baseline peak-static "${runs[@]}" \
     --slo-ttft-ms "$TTFT_MS" --slo-itl-ms "$ITL_MS" --phases "$PHASES" --trace "$out/trace.jsonl" --out "$out/report.md"

@@ -13,14 +13,17 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
 /**
- * RouterService: validates, then hands every call to the {@link RouterEngine}. {@code Route} never
- * blocks (the indexer is asked asynchronously), so it runs on the transport thread; see
- * {@link #INLINE_METHODS}.
+ * RouterService: validates, then hands every call to the {@link RouterEngine}. No method blocks
+ * ({@code Route} asks the indexer asynchronously; bookings and their router-sync records are
+ * in-memory updates and a queue offer), so every call runs on the transport thread that read it
+ * ({@link #INLINE_METHODS}). That also keeps one gateway's calls in the order it sent them: a
+ * {@code Release} sent before the next {@code Route} is applied before that Route is priced.
  */
 public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImplBase {
 
-    /** Methods cheap and non-blocking enough to run on the gRPC transport thread, without an executor hop. */
-    public static final java.util.Set<String> INLINE_METHODS = java.util.Set.of(RouterServiceGrpc.getRouteMethod().getFullMethodName());
+    /** Methods cheap and non-blocking enough to run on the gRPC transport thread, without an executor hop: all. */
+    public static final java.util.Set<String> INLINE_METHODS = RouterServiceGrpc.getServiceDescriptor().getMethods().stream()
+            .map(m -> m.getFullMethodName()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final RouterEngine engine;
 

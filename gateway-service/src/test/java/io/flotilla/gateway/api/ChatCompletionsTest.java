@@ -81,7 +81,8 @@ class ChatCompletionsTest extends GatewayTestBase {
         assertThat(route.getAllowDisagg()).isTrue();
         long[] hashes = new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16).seqHashes(expected);
         assertThat(route.getSeqHashesList()).containsExactly(java.util.Arrays.stream(hashes).boxed().toArray(Long[]::new));
-        assertThat(cluster.router.prefillDone).contains(sent.getRequestId());
+        // MarkPrefillDone is fire-and-forget bookkeeping: it may reach the router after the response.
+        await().atMost(WAIT).until(() -> cluster.router.prefillDone.contains(sent.getRequestId()));
         await().atMost(WAIT).until(() -> cluster.router.releases.contains(sent.getRequestId()));
         await().atMost(WAIT).until(() -> cluster.records.of(sent.getRequestId()).isPresent());
         var record = cluster.records.of(sent.getRequestId()).orElseThrow();

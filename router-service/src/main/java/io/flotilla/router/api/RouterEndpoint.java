@@ -71,6 +71,10 @@ public class RouterEndpoint {
         out.put("workers", workers);
         out.put("decisions", metrics.decisionCounts());
         out.put("active_sequences", engine.ledger().sequences().size());
+        Map<String, Object> indexer = new LinkedHashMap<>();
+        indexer.put("breaker", engine.indexer().breakerState().name().toLowerCase(Locale.ROOT));
+        indexer.put("errors", engine.indexer().errors());
+        out.put("indexer", indexer);
         return out;
     }
 

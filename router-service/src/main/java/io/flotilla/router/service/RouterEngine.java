@@ -166,6 +166,11 @@ public final class RouterEngine implements AutoCloseable {
         policy = new RoutingPolicy(policy.config().withStrategy(strategy), random);
     }
 
+    /** The indexer client: its breaker state and error count, for the status endpoint. */
+    public IndexerClient indexer() {
+        return indexer;
+    }
+
     public WorkerDirectory directory() {
         return directory;
     }

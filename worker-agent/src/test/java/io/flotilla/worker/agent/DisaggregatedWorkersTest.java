@@ -34,8 +34,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -167,7 +165,7 @@ class DisaggregatedWorkersTest {
                 .as("the blocks span several registered regions").isGreaterThanOrEqualTo(3);
         assertThat(prefill.instance().transfer().orElseThrow().leases().active()).isEqualTo(1);
 
-        Result pd = generate(decode, request("pd-a", prompt, 16, greedy()).setHandoff(h));
+        GenerateStream pd = generate(decode, request("pd-a", prompt, 16, greedy()).setHandoff(h));
         assertThat(pd.tokens()).hasSize(16).startsWith(h.getFirstToken());
         assertThat(pd.chunks()).allMatch(GenerateChunk::getHandoffUsed);
         assertThat(pd.last().getHandoffRefusedReason()).isEmpty();
@@ -208,7 +206,7 @@ class DisaggregatedWorkersTest {
         int[] prompt = prompt(100, 2);
         SamplingParams seeded = SamplingParams.newBuilder().setTemperature(0.8f).setHasSeed(true).setSeed(1234).build();
         KvHandoff h = prefill(prefill, "pd-b", prompt, seeded).getHandoff();
-        Result pd = generate(decode, request("pd-b", prompt, 12, seeded).setHandoff(h));
+        GenerateStream pd = generate(decode, request("pd-b", prompt, 12, seeded).setHandoff(h));
         assertThat(pd.chunks()).allMatch(GenerateChunk::getHandoffUsed);
         assertThat(generate(decode, request("agg-b", prompt(100, 2), 12, seeded)).tokens()).isEqualTo(pd.tokens());
     }
@@ -220,7 +218,7 @@ class DisaggregatedWorkersTest {
         KvHandoff h = prefill(prefill, "pd-c", prompt, greedy()).getHandoff().toBuilder()
                 .setKvLayout("fp8/bs16/paged").build();
 
-        Result pd = generate(decode, request("pd-c", prompt, 8, greedy()).setHandoff(h));
+        GenerateStream pd = generate(decode, request("pd-c", prompt, 8, greedy()).setHandoff(h));
 
         assertThat(pd.last().getHandoffUsed()).isFalse();
         assertThat(pd.last().getHandoffRefusedReason()).contains("kv_layout");
@@ -239,7 +237,7 @@ class DisaggregatedWorkersTest {
         KvHandoff h = good.toBuilder().setBlocks(1, good.getBlocks(1).toBuilder()
                 .setOffset(good.getBlocks(2).getOffset()).setRegionId(good.getBlocks(2).getRegionId())).build();
 
-        Result pd = generate(decode, request("pd-d", prompt, 8, greedy()).setHandoff(h));
+        GenerateStream pd = generate(decode, request("pd-d", prompt, 8, greedy()).setHandoff(h));
 
         assertThat(pd.last().getHandoffUsed()).isFalse();
         assertThat(pd.last().getHandoffRefusedReason()).contains("verify");
@@ -260,7 +258,7 @@ class DisaggregatedWorkersTest {
         assertThat(prefill.instance().transfer().orElseThrow().leases().release(h.getLeaseId())).isFalse();
 
         // The stale handoff is refused by the decode worker, which prefills itself.
-        Result pd = generate(decode, request("pd-e", prompt, 6, greedy()).setHandoff(h));
+        GenerateStream pd = generate(decode, request("pd-e", prompt, 6, greedy()).setHandoff(h));
         assertThat(pd.last().getHandoffRefusedReason()).contains("lease_expired");
         assertThat(pd.tokens()).hasSize(6);
     }
@@ -273,7 +271,7 @@ class DisaggregatedWorkersTest {
             int[] first = prompt(120, 6);
             double bytes = decode.counter("flotilla.worker.transfer_bytes");
             KvHandoff h1 = prefill(tcpOnly, "pd-f1", first, greedy()).getHandoff();
-            Result ok = generate(decode, request("pd-f1", first, 6, greedy()).setHandoff(h1));
+            GenerateStream ok = generate(decode, request("pd-f1", first, 6, greedy()).setHandoff(h1));
             assertThat(ok.chunks()).allMatch(GenerateChunk::getHandoffUsed);
             assertThat(decode.counter("flotilla.worker.transfer_bytes") - bytes).isEqualTo(7.0 * BLOCK_BYTES);
 
@@ -283,7 +281,7 @@ class DisaggregatedWorkersTest {
             KvHandoff h2 = prefill(tcpOnly, "pd-f2", second, greedy()).getHandoff();
             tcpOnly.close();
 
-            Result pd = generate(decode, request("pd-f2", second, 16, greedy()).setHandoff(h2));
+            GenerateStream pd = generate(decode, request("pd-f2", second, 16, greedy()).setHandoff(h2));
             assertThat(pd.tokens()).hasSize(16);
             assertThat(pd.last().getFinishReason()).isEqualTo(FinishReason.FINISH_REASON_LENGTH);
             assertThat(pd.last().getHandoffUsed()).isFalse();
@@ -319,21 +317,8 @@ class DisaggregatedWorkersTest {
         return r;
     }
 
-    private record Result(List<Integer> tokens, List<GenerateChunk> chunks) {
-        GenerateChunk last() {
-            return chunks.get(chunks.size() - 1);
-        }
-    }
-
-    private static Result generate(Worker w, GenerateRequest.Builder request) {
-        List<Integer> tokens = new ArrayList<>();
-        List<GenerateChunk> chunks = new ArrayList<>();
-        for (Iterator<GenerateChunk> it = w.stub().generate(request.build()); it.hasNext(); ) {
-            GenerateChunk c = it.next();
-            chunks.add(c);
-            tokens.addAll(c.getTokenIdsList());
-        }
-        return new Result(tokens, chunks);
+    private static GenerateStream generate(Worker w, GenerateRequest.Builder request) {
+        return GenerateStream.read(w.stub().generate(request.build()));
     }
 
     private static int[] prompt(int n, int salt) {

@@ -31,9 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -164,7 +162,7 @@ class ExternalEngineWorkersTest {
         assertThat(h.getLeaseExpiryMs()).isGreaterThan(System.currentTimeMillis());
         assertThat(result.getUsage().getPromptTokens()).isEqualTo(40);
 
-        Result pd = generate(decode, request("pd-1", prompt, 3).setHandoff(h));
+        GenerateStream pd = generate(decode, request("pd-1", prompt, 3).setHandoff(h));
 
         assertThat(pd.chunks()).allMatch(GenerateChunk::getHandoffUsed);
         assertThat(pd.last().getHandoffRefusedReason()).isEmpty();
@@ -190,7 +188,7 @@ class ExternalEngineWorkersTest {
         double refused = decode.meter("flotilla.worker.handoffs_refused", "reason", reason);
         int pulls = decodeEngine.server().transferParamsReceived().size();
 
-        Result pd = generate(decode, request(id, prompt, 3).setHandoff(change.apply(good.toBuilder()).build()));
+        GenerateStream pd = generate(decode, request(id, prompt, 3).setHandoff(change.apply(good.toBuilder()).build()));
 
         assertThat(pd.last().getHandoffUsed()).isFalse();
         assertThat(pd.last().getHandoffRefusedReason()).contains(reason);
@@ -268,21 +266,8 @@ class ExternalEngineWorkersTest {
         return r;
     }
 
-    private record Result(List<Integer> tokens, List<GenerateChunk> chunks) {
-        GenerateChunk last() {
-            return chunks.get(chunks.size() - 1);
-        }
-    }
-
-    private static Result generate(Worker w, GenerateRequest.Builder request) {
-        List<Integer> tokens = new ArrayList<>();
-        List<GenerateChunk> chunks = new ArrayList<>();
-        for (Iterator<GenerateChunk> it = w.stub().generate(request.build()); it.hasNext(); ) {
-            GenerateChunk c = it.next();
-            chunks.add(c);
-            tokens.addAll(c.getTokenIdsList());
-        }
-        return new Result(tokens, chunks);
+    private static GenerateStream generate(Worker w, GenerateRequest.Builder request) {
+        return GenerateStream.read(w.stub().generate(request.build()));
     }
 
     private static <T> T last(List<T> list) {

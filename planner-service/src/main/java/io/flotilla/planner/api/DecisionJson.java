@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * A decision as JSON: the {@code PlannerDecision} fields under their proto names ({@code targets} and
  * {@code applied} name the managed pools only; {@code applied} is null when nothing was applied),
- * plus {@code ready}, {@code prediction_error} and {@code conservative}.
+ * plus {@code ready}, {@code prediction_error}, {@code prediction_shortfall} and {@code conservative}.
  */
 public final class DecisionJson {
 
@@ -31,6 +31,7 @@ public final class DecisionJson {
         m.put("applied", r.applied() == null ? null : r.applied().asLabelMap());
         m.put("ready", r.ready().asLabelMap());
         m.put("prediction_error", r.predictionError());
+        m.put("prediction_shortfall", r.shortfall());
         m.put("conservative", r.conservative());
         m.put("reason", d.getReason());
         return m;

@@ -102,7 +102,8 @@ public record PlannerProperties(
      * @param season            season length in intervals (holt-winters)
      * @param errorWindow       intervals the prediction error (sMAPE) is averaged over
      * @param errorFloor        sMAPE denominator floor for the request rate, requests/s
-     * @param conservativeError request-rate sMAPE above which no pool scales down
+     * @param conservativeError request-rate shortfall (mean under-forecast, see {@code PredictionError}) above
+     *                          which no pool scales down
      * @param errorMinRequests  sMAPE denominator floor in requests per interval (the rate floor is at least
      *                          this / interval), so that Poisson noise at low traffic is not a prediction error
      */
@@ -117,7 +118,7 @@ public record PlannerProperties(
             @DefaultValue("120") @Min(2) int season,
             @DefaultValue("10") @Min(1) int errorWindow,
             @DefaultValue("0.1") @DecimalMin("0.000001") double errorFloor,
-            @DefaultValue("0.5") @DecimalMin("0") double conservativeError,
+            @DefaultValue("0.25") @DecimalMin("0") double conservativeError,
             @DefaultValue("10") @DecimalMin("0") double errorMinRequests) {
     }
 

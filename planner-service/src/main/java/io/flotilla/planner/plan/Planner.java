@@ -35,8 +35,8 @@ import java.util.Map;
 public final class Planner {
 
     /** What the last plan saw and decided, for metrics. */
-    public record Status(double predictedRate, double rateError, double islError, double oslError, boolean conservative,
-                         double ttftCorrection, double itlCorrection, PoolCounts targets) {
+    public record Status(double predictedRate, double rateError, double rateShortfall, double islError, double oslError,
+                         boolean conservative, double ttftCorrection, double itlCorrection, PoolCounts targets) {
     }
 
     private final PlannerConfig config;
@@ -55,7 +55,7 @@ public final class Planner {
     private double[] lastForecast = {Double.NaN, Double.NaN, Double.NaN};
     private Instant started;
     private Instant lastTraffic;
-    private Status status = new Status(Double.NaN, 0, 0, 0, false, 1, 1, PoolCounts.NONE);
+    private Status status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE);
 
     public Planner(PlannerConfig config, PerformanceModel model) {
         this.config = config;
@@ -93,7 +93,7 @@ public final class Planner {
         learn(o, now);
         List<Demand> horizon = forecast(o);
         boolean conservative = rate.observations() >= config.predictor().warmup()
-                && rateError.value() > config.error().conservativeAt();
+                && rateError.shortfall() > config.error().conservativeAt();
         boolean idle = Duration.between(lastTraffic != null ? lastTraffic : started, now)
                 .compareTo(config.scaling().idleAfter()) >= 0;
         ReplicaPlanner.Sizing sizing = sizer.size(horizon, corrections.prefill(), corrections.decode());
@@ -124,7 +124,7 @@ public final class Planner {
         targets = trimToBudget(before, targets, steps);
 
         Demand next = horizon.get(1);
-        status = new Status(next.rate(), rateError.value(), islError.value(), oslError.value(), conservative,
+        status = new Status(next.rate(), rateError.value(), rateError.shortfall(), islError.value(), oslError.value(), conservative,
                 corrections.prefill(), corrections.decode(), targets);
         return PlannerDecision.newBuilder()
                 .setTs(now.toEpochMilli())
@@ -247,7 +247,7 @@ public final class Planner {
             b.append("a latency target is out of reach for one request; ");
         }
         if (conservative) {
-            b.append(String.format(Locale.ROOT, "conservative: sMAPE %.2f > %.2f; ", rateError.value(),
+            b.append(String.format(Locale.ROOT, "conservative: forecasts ran short by %.2f > %.2f; ", rateError.shortfall(),
                     config.error().conservativeAt()));
         }
         if (idle) {

@@ -43,7 +43,8 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
     /**
      * @param window         intervals the sMAPE is averaged over
      * @param rateFloor      sMAPE denominator floor for the request rate (requests/s)
-     * @param conservativeAt sMAPE of the request-rate forecast above which no pool scales down
+     * @param conservativeAt shortfall of the request-rate forecast (mean under-forecast) above which no pool
+     *                       scales down
      * @param minRequests    sMAPE denominator floor in requests per interval: the request-rate floor is at
      *                       least {@code minRequests / interval}, so the Poisson noise of a few requests per
      *                       interval does not read as a prediction error
@@ -109,7 +110,7 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
         limits.put(Pool.AGGREGATED, new Limits(1, 8, 1));
         return new PlannerConfig(model, poolsOf(disaggregated), Duration.ofSeconds(30), Duration.ofSeconds(120),
                 1000, 50, 0.1, limits, 16, PredictorSettings.defaults(),
-                new ErrorSettings(10, 0.1, 0.5, 10), new CorrectionSettings(0.5, 2.0, 0.3, 20),
+                new ErrorSettings(10, 0.1, 0.25, 10), new CorrectionSettings(0.5, 2.0, 0.3, 20),
                 new Scaling(1.0, 0.8, Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(180), 1,
                         Duration.ofMinutes(5), Duration.ofMinutes(10), 0.95));
     }

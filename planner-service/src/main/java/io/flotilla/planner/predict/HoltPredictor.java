@@ -6,10 +6,14 @@ package io.flotilla.planner.predict;
  * ℓ_1 = y_1,  b_1 = 0;   ℓ_2 = y_2,  b_2 = y_2 − y_1 (first difference), then
  * ℓ_t = α·y_t + (1 − α)·(ℓ_{t−1} + φ·b_{t−1})
  * b_t = β·(ℓ_t − ℓ_{t−1}) + (1 − β)·φ·b_{t−1}
+ * if ℓ_t &lt; 0:  ℓ_t = 0,  b_t = 0
  * ŷ(t+h) = max(0, ℓ_t + (φ + φ² + … + φ^h)·b_t)
  * </pre>
  * φ = 1 is classic Holt, exact on a linear series a + c·t from t = 2 on for every α, β. φ &lt; 1 makes
- * a long-horizon forecast level off instead of extrapolating noise in the trend h times.
+ * a long-horizon forecast level off instead of extrapolating noise in the trend h times. The series
+ * is a rate or a length, never negative: after a sudden drop the trend's momentum would carry the
+ * level below zero and hold the forecast at 0 for several intervals while it climbs back, so a level
+ * that reaches zero restarts there with no trend.
  */
 public final class HoltPredictor implements LoadPredictor {
 
@@ -50,6 +54,10 @@ public final class HoltPredictor implements LoadPredictor {
         double previous = level;
         level = alpha * y + (1 - alpha) * (level + phi * trend);
         trend = beta * (level - previous) + (1 - beta) * phi * trend;
+        if (level < 0) {
+            level = 0;
+            trend = 0;
+        }
     }
 
     @Override

@@ -11,8 +11,9 @@ import io.flotilla.protocol.v1.PlannerDecision;
  * @param applied         what the connector set; null when nothing was applied (shadow, failure)
  * @param ready           READY workers per pool when it was decided
  * @param predictionError sMAPE of the request-rate forecast
- * @param conservative    whether scale-down was blocked by the prediction error
+ * @param shortfall       how far the request-rate forecasts ran below what came (the conservative-mode measure)
+ * @param conservative    whether scale-down was blocked because the forecasts ran short
  */
 public record DecisionRecord(PlannerDecision decision, PoolCounts targets, PoolCounts applied, PoolCounts ready,
-                             double predictionError, boolean conservative) {
+                             double predictionError, double shortfall, boolean conservative) {
 }

@@ -71,10 +71,10 @@ public final class PlannerLoop {
             b.setApplied(applied.toProto());
         }
         DecisionRecord record = new DecisionRecord(b.build(), status.targets(), applied, observed.ready(),
-                status.rateError(), status.conservative());
+                status.rateError(), status.rateShortfall(), status.conservative());
         history.add(record);
         sink.publish(record.decision());
-        metrics.decided(record, status.rateError(), status.islError(), status.oslError(), status.ttftCorrection(),
+        metrics.decided(record, status.rateError(), status.rateShortfall(), status.islError(), status.oslError(), status.ttftCorrection(),
                 status.itlCorrection());
         if (log.isDebugEnabled()) {
             log.debug("decision: targets {} applied {}: {}", status.targets(), applied, decision.getReason());

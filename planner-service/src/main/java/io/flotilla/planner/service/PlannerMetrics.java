@@ -9,14 +9,15 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Prometheus names: {@code flotilla_planner_predicted_requests_per_second},
- * {@code flotilla_planner_prediction_error{series}}, {@code flotilla_planner_target_replicas{pool}},
+ * {@code flotilla_planner_prediction_error{series}}, {@code flotilla_planner_prediction_shortfall},
+ * {@code flotilla_planner_target_replicas{pool}},
  * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
  * {@code flotilla_planner_correction_factor{latency}}.
  */
 public final class PlannerMetrics {
 
     private final AtomicReference<DecisionRecord> last = new AtomicReference<>();
-    private final AtomicReference<double[]> errors = new AtomicReference<>(new double[3]);
+    private final AtomicReference<double[]> errors = new AtomicReference<>(new double[4]);
     private final AtomicReference<double[]> corrections = new AtomicReference<>(new double[] {1, 1});
     private final Counter applied;
     private final Counter notApplied;
@@ -32,6 +33,9 @@ public final class PlannerMetrics {
                     .description("sMAPE of the one-interval-ahead forecasts over the error window").tag("series", series[i])
                     .register(registry);
         }
+        Gauge.builder("flotilla.planner.prediction_shortfall", errors, e -> e.get()[3])
+                .description("Mean under-forecast of the request rate over the error window; above the conservative "
+                        + "threshold no pool scales down").register(registry);
         for (Pool p : Pool.values()) {
             Gauge.builder("flotilla.planner.target_replicas", last,
                             r -> r.get() == null || !r.get().targets().has(p) ? Double.NaN : r.get().targets().get(p))
@@ -51,10 +55,10 @@ public final class PlannerMetrics {
                 .tag("applied", "false").register(registry);
     }
 
-    void decided(DecisionRecord r, double rateError, double islError, double oslError, double ttftCorrection,
-                 double itlCorrection) {
+    void decided(DecisionRecord r, double rateError, double rateShortfall, double islError, double oslError,
+                 double ttftCorrection, double itlCorrection) {
         last.set(r);
-        errors.set(new double[] {rateError, islError, oslError});
+        errors.set(new double[] {rateError, islError, oslError, rateShortfall});
         corrections.set(new double[] {ttftCorrection, itlCorrection});
         (r.applied() != null ? applied : notApplied).increment();
     }

@@ -38,4 +38,19 @@ class PredictionErrorTest {
         e.record(5, 0);
         assertThat(e.value()).isLessThanOrEqualTo(2);
     }
+
+    @Test
+    void shortfallCountsOnlyForecastsBelowWhatCame() {
+        PredictionError e = new PredictionError(4, 0.1);
+        e.record(10, 2);              // over-forecast: 8 / 6 in the sMAPE, nothing in the shortfall
+        assertThat(e.shortfall()).isZero();
+        assertThat(e.value()).isCloseTo(4.0 / 3, within(1e-12));
+        e.record(2, 10);              // under-forecast: 8 / 6 in both
+        assertThat(e.shortfall()).isCloseTo(2.0 / 3, within(1e-12));
+        assertThat(e.value()).isCloseTo(4.0 / 3, within(1e-12));
+        e.record(0, 1);               // 1 / max(0.5, 0.1) = 2
+        e.record(5, 5);
+        e.record(5, 5);               // the over-forecast left the window
+        assertThat(e.shortfall()).isCloseTo((4.0 / 3 + 2) / 4, within(1e-12));
+    }
 }

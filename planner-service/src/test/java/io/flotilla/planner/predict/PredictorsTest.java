@@ -79,6 +79,18 @@ class PredictorsTest {
     }
 
     @Test
+    void aLevelDrivenBelowZeroByASuddenDropRestartsAtZeroWithoutTrend() {
+        HoltPredictor p = new HoltPredictor(0.5, 0.2, 0.8);
+        feed(p, 20, 20, 20, 6, 0.5, 0.5, 0.5);
+        // ℓ, b: (13, −1.4), (6.19, −2.258), (2.442, −2.195), (0.593, −1.774): the momentum of the drop
+        assertThat(p.predict(1)).isZero();
+        p.observe(0.5);                // 0.25 + 0.5·(0.593 − 0.8·1.774) < 0 → ℓ = 0, b = 0
+        assertThat(p.predict(1)).isZero();
+        p.observe(0.5);                // ℓ = 0.25, b = 0.2·0.25 = 0.05: recovers at once
+        assertThat(p.predict(1)).isCloseTo(0.25 + 0.8 * 0.05, within(1e-9));
+    }
+
+    @Test
     void holtWintersRepeatsAPeriodicSeries() {
         HoltWintersPredictor p = new HoltWintersPredictor(0.5, 0.3, 0.3, 4);
         for (int rep = 0; rep < 3; rep++) {

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -34,17 +35,20 @@ import java.util.regex.Pattern;
  * fast as gRPC takes them, over real sockets). Measures
  * <ul>
  *   <li>TTFT of a streamed 512-token-id completion through the gateway against TTFT of the same
- *       request sent straight to the fake worker's {@code Generate} (the gateway's added latency);</li>
+ *       request sent straight to the fake worker's {@code Generate} (the gateway's added latency), at
+ *       1, 16 and 64 concurrent streams;</li>
  *   <li>streamed tokens per second through the gateway, and the CPU time of this whole JVM
  *       (client + gateway + fakes) per streamed token.</li>
  * </ul>
  *
  * <pre>
  * ./mvnw -q -pl gateway-service test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.flotilla.gateway.bench.GatewayStreamBenchmark -Dexec.args="300 64 512"
+ *     -Dexec.mainClass=io.flotilla.gateway.bench.GatewayStreamBenchmark -Dexec.args="1000 64 1024 4"
  * </pre>
  * Arguments: TTFT samples at concurrency 1, streams for the throughput run, tokens per stream,
- * throughput rounds (default 3; each sends two requests per stream).
+ * throughput rounds (default 3; each sends two requests per stream), warm-up requests before the TTFT
+ * samples (default 5,000, each sent both ways: the added TTFT is 3 ms after 300 and under 1 ms after
+ * 5,000 — the request path's code must be JIT-compiled before it is measured).
  */
 public final class GatewayStreamBenchmark {
 
@@ -56,6 +60,7 @@ public final class GatewayStreamBenchmark {
         int streams = args.length > 1 ? Integer.parseInt(args[1]) : 64;
         int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 512;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+        int warmup = args.length > 4 ? Integer.parseInt(args[4]) : 5000;
         FakeCluster cluster = FakeCluster.get();
         ConfigurableApplicationContext app = SpringApplication.run(GatewayApplication.class,
                 "--server.port=0", "--management.server.port=0", "--logging.level.root=WARN",
@@ -66,10 +71,12 @@ public final class GatewayStreamBenchmark {
         String worker = cluster.decisionFor(cluster.workerA).getWorkerEndpoint();
         ManagedChannel direct = NettyChannelBuilder.forTarget(worker).usePlaintext().build();
         try {
-            for (int i = 0; i < 300; i++) { // warm-up
+            for (int i = 0; i < warmup; i++) {
                 directTtft(direct, 4);
                 stream(port, 4);
-                cluster.reset();
+                if (i % 50 == 0) {
+                    cluster.reset();
+                }
             }
             List<Double> d = new ArrayList<>();
             List<Double> g = new ArrayList<>();
@@ -85,6 +92,20 @@ public final class GatewayStreamBenchmark {
             System.out.printf("TTFT at concurrency 1 (%d samples): direct p50 %.3f / p99 %.3f ms; through the gateway "
                             + "p50 %.3f / p99 %.3f ms; added p50 %.3f ms%n", samples, pct(d, 50), pct(d, 99),
                     pct(g, 50), pct(g, 99), pct(g, 50) - pct(d, 50));
+            for (int c : new int[] {16, 64}) {
+                cluster.reset();
+                long cpu0 = cpuNanos();
+                List<Double> dc = concurrently(c, samples, () -> directTtft(direct, 16));
+                long cpu1 = cpuNanos();
+                List<Double> gc = concurrently(c, samples, () -> stream(port, 16)[0]);
+                long cpu2 = cpuNanos();
+                double n = samples + c;
+                System.out.printf("TTFT at concurrency %d (%d samples): direct p50 %.3f / p99 %.3f ms; through the gateway "
+                                + "p50 %.3f / p99 %.3f ms; added p50 %.3f / p99 %.3f ms; CPU of this JVM per request: "
+                                + "direct %.3f ms, through the gateway %.3f ms%n", c, samples, pct(dc, 50), pct(dc, 99),
+                        pct(gc, 50), pct(gc, 99), pct(gc, 50) - pct(dc, 50), pct(gc, 99) - pct(dc, 99),
+                        (cpu1 - cpu0) / 1e6 / n, (cpu2 - cpu1) / 1e6 / n);
+            }
 
             for (int round = 0; round < rounds; round++) {
                 cluster.reset();
@@ -112,6 +133,36 @@ public final class GatewayStreamBenchmark {
             app.close();
         }
         System.exit(0);
+    }
+
+    /** {@code n} samples from {@code c} threads at once (after {@code c} unmeasured ones that open the connections), sorted. */
+    private static List<Double> concurrently(int c, int n, Callable<Double> sample) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(c);
+        try {
+            List<Future<Double>> warm = new ArrayList<>();
+            for (int i = 0; i < c; i++) {
+                warm.add(pool.submit(sample));
+            }
+            for (Future<Double> f : warm) {
+                f.get();
+            }
+            List<Future<Double>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                futures.add(pool.submit(sample));
+            }
+            List<Double> out = new ArrayList<>();
+            for (Future<Double> f : futures) {
+                out.add(f.get());
+            }
+            Collections.sort(out);
+            return out;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static int[] prompt() {

@@ -35,7 +35,8 @@ SEED=${EVAL_SEED:-9}
 PEAK_WORKERS=${EVAL_PEAK_WORKERS:-4}
 MEAN_WORKERS=${EVAL_MEAN_WORKERS:-2}
 # Planner timescales compressed for a 270 s trace (defaults: 30s interval, 120s ready time, 30s/120s
-# cooldowns, 180s stable time).
+# cooldowns, 180s stable time). The ready time is only the prior: the planner measures the cold start of
+# its own scale-ups (learn-ready-time) and sizes ahead by that once the first one has completed.
 PLANNER_OPTS=(--planner-interval "${EVAL_INTERVAL:-5s}"
   --planner-opt "ttft-target=${TTFT_MS}ms" --planner-opt "itl-target=${ITL_MS}ms"
   --planner-opt "ready-time=${EVAL_READY_TIME:-30s}" --planner-opt "aggregated.max=${PEAK_WORKERS}"

@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ./mvnw -q -pl bench test-compile exec:java -Dexec.classpathScope=test \
  *     -Dexec.mainClass=io.flotilla.e2e.GatewayOverheadBenchmark -Dexec.args="1,16,64 200"
  * </pre>
- * Arguments: concurrencies, requests per concurrency. Prompts are 512 token ids, unique per request
+ * Arguments: concurrencies, requests per concurrency, warm-up requests each way (default 3,000: the
+ * gateway's, router's and indexer's request paths must be JIT-compiled first). Prompts are 512 token ids, unique per request
  * (no cache effects), 16 output tokens for TTFT; the throughput run streams 512 tokens per request at
  * the highest concurrency.
  */
@@ -47,8 +48,9 @@ public final class GatewayOverheadBenchmark {
     public static void main(String[] args) throws Exception {
         String[] levels = (args.length > 0 ? args[0] : "1,16,64").split(",");
         int perLevel = args.length > 1 ? Integer.parseInt(args[1]) : 200;
+        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 3000;
         ManagedChannel worker = NettyChannelBuilder.forAddress("127.0.0.1", 7100).usePlaintext().build();
-        warmUp(worker);
+        warmUp(worker, warmup);
         System.out.println("concurrency | direct TTFT p50 / p99 (ms) | gateway TTFT p50 / p99 (ms) | added p50 / p99 (ms)");
         int max = 1;
         for (String l : levels) {
@@ -150,8 +152,8 @@ public final class GatewayOverheadBenchmark {
         return new double[]{ttft, completion};
     }
 
-    private static void warmUp(ManagedChannel worker) throws Exception {
-        for (int i = 0; i < 200; i++) {
+    private static void warmUp(ManagedChannel worker, int requests) throws Exception {
+        for (int i = 0; i < requests; i++) {
             directTtft(worker, 4);
             gatewayTtft(4);
         }

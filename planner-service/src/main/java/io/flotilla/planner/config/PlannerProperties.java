@@ -21,6 +21,8 @@ import java.time.Duration;
  * @param model         the model whose pools are planned (requests, workers and decisions of other models are ignored)
  * @param interval      planning interval: one observation and one decision per interval
  * @param readyTime     how long a new worker takes to become READY; the planner sizes for the load expected then
+ * @param learnReadyTime replace {@code readyTime} by the cold start measured from the planner's own scale-ups
+ *                      (the longest of the last five), once one has completed
  * @param ttftTarget    time-to-first-token target
  * @param itlTarget     inter-token-latency target
  * @param headroom      capacity added on top of the predicted load (0.1 = 10 %)
@@ -47,6 +49,7 @@ public record PlannerProperties(
         @DefaultValue("aggregated") @Pattern(regexp = "aggregated|disaggregated") String mode,
         @DefaultValue("30s") Duration interval,
         @DefaultValue("120s") Duration readyTime,
+        @DefaultValue("true") boolean learnReadyTime,
         @DefaultValue("1000ms") Duration ttftTarget,
         @DefaultValue("50ms") Duration itlTarget,
         @DefaultValue("0.1") @DecimalMin("0") double headroom,

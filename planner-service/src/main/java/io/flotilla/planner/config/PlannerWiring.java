@@ -97,7 +97,8 @@ class PlannerWiring {
                 new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError(), pr.errorMinRequests()),
                 new PlannerConfig.CorrectionSettings(c.min(), c.max(), c.smoothing(), c.minSamples()),
                 new PlannerConfig.Scaling(s.upThreshold(), s.downThreshold(), s.upCooldown(), s.downCooldown(),
-                        s.minStable(), s.maxDownStep(), s.idleAfter(), s.manualHoldOff(), s.kvPressure()));
+                        s.minStable(), s.maxDownStep(), s.idleAfter(), s.manualHoldOff(), s.kvPressure()),
+                p.learnReadyTime());
     }
 
     @Bean(destroyMethod = "close")

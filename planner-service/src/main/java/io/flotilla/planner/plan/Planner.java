@@ -27,7 +27,8 @@ import java.util.Map;
  * Not thread-safe: one planning thread calls it.
  *
  * <p>Per call: score last interval's forecasts (sMAPE), feed the predictors and correction factors,
- * forecast the horizon (lookahead), size every pool ({@link ReplicaPlanner}), add one replica to a pool
+ * complete the scale-ups whose replicas are READY ({@link ColdStart}), forecast the horizon (lookahead:
+ * the measured cold start, or the configured ready time), size every pool ({@link ReplicaPlanner}), add one replica to a pool
  * under pressure (decode KV usage ≥ kvPressure; prefill backlog per replica longer than the TTFT target
  * to clear), clamp to [min, max], fit the GPU budget ({@link GpuBudget}), stabilise ({@link ScaleStabilizer}),
  * then trim scale-ups that no longer fit the budget because a scale-down is still held.
@@ -36,7 +37,8 @@ public final class Planner {
 
     /** What the last plan saw and decided, for metrics. */
     public record Status(double predictedRate, double rateError, double rateShortfall, double islError, double oslError,
-                         boolean conservative, double ttftCorrection, double itlCorrection, PoolCounts targets) {
+                         boolean conservative, double ttftCorrection, double itlCorrection, PoolCounts targets,
+                         Duration readyTime) {
     }
 
     private final PlannerConfig config;
@@ -55,13 +57,18 @@ public final class Planner {
     private double[] lastForecast = {Double.NaN, Double.NaN, Double.NaN};
     private Instant started;
     private Instant lastTraffic;
-    private Status status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE);
+    private final ColdStart coldStart;
+    private Duration readyTime;
+    private Status status;
 
     public Planner(PlannerConfig config, PerformanceModel model) {
         this.config = config;
         this.model = model;
         this.sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
         this.stabilizer = new ScaleStabilizer(config.scaling());
+        this.coldStart = new ColdStart(config.readyTime(), 5);
+        this.readyTime = config.readyTime();
+        this.status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE, readyTime);
         this.rate = config.predictor().create();
         this.isl = config.predictor().create();
         this.osl = config.predictor().create();
@@ -91,6 +98,10 @@ public final class Planner {
             started = now;
         }
         learn(o, now);
+        for (Pool p : config.pools()) {
+            coldStart.ready(p, o.ready().get(p), now);
+        }
+        readyTime = config.learnReadyTime() ? coldStart.estimate(config.pools()) : config.readyTime();
         List<Demand> horizon = forecast(o);
         boolean conservative = rate.observations() >= config.predictor().warmup()
                 && rateError.shortfall() > config.error().conservativeAt();
@@ -122,10 +133,13 @@ public final class Planner {
             steps.add(p.label() + " " + step.why() + String.format(Locale.ROOT, " need %.2f", need.get(p)));
         }
         targets = trimToBudget(before, targets, steps);
+        for (Pool p : config.pools()) {
+            coldStart.target(p, before.get(p), targets.get(p), o.ready().get(p), now);
+        }
 
         Demand next = horizon.get(1);
         status = new Status(next.rate(), rateError.value(), rateError.shortfall(), islError.value(), oslError.value(), conservative,
-                corrections.prefill(), corrections.decode(), targets);
+                corrections.prefill(), corrections.decode(), targets, readyTime);
         return PlannerDecision.newBuilder()
                 .setTs(now.toEpochMilli())
                 .setModel(config.model())
@@ -165,7 +179,7 @@ public final class Planner {
         horizon.add(new Demand(o.requestRate(), o.islMean(), o.oslMean(), cachedNow));
         double c = cached.predict(1);
         double cachedNext = Double.isFinite(c) ? Math.min(0.99, c) : 0;
-        for (int k = 1; k <= config.lookaheadSteps() + 1; k++) {
+        for (int k = 1; k <= config.lookaheadSteps(readyTime) + 1; k++) {
             horizon.add(new Demand(rate.predict(k), isl.predict(1), osl.predict(1), cachedNext));
         }
         Demand next = horizon.get(1);
@@ -179,6 +193,7 @@ public final class Planner {
             if (view.current().has(p)) {
                 if (view.changedByHand().contains(p)) {
                     ScaleStabilizer.adopt(st, view.current().get(p), now, config.scaling().manualHoldOff());
+                    coldStart.target(p, st.target, st.target, o.ready().get(p), now); // not our start: not measured
                 } else if (st.target < 0) {
                     st.target = view.current().get(p);
                 }
@@ -237,9 +252,10 @@ public final class Planner {
         StringBuilder b = new StringBuilder();
         Demand next = horizon.get(1);
         double peak = horizon.stream().mapToDouble(Demand::rate).filter(Double::isFinite).max().orElse(0);
-        b.append(String.format(Locale.ROOT, "next %.2f req/s ISL %.0f OSL %.0f (peak %.2f req/s within +%d s); ",
+        b.append(String.format(Locale.ROOT, "next %.2f req/s ISL %.0f OSL %.0f (peak %.2f req/s within +%d s; ready time %d s, %s); ",
                 next.rate(), finite(next.isl()), finite(next.osl()), peak,
-                (config.lookaheadSteps() + 1) * config.interval().toSeconds()));
+                (config.lookaheadSteps(readyTime) + 1) * config.interval().toSeconds(), readyTime.toSeconds(),
+                config.learnReadyTime() && config.pools().stream().allMatch(coldStart::measured) ? "measured" : "configured"));
         sizing.tokensPerReplica().forEach((p, tps) -> b.append(String.format(Locale.ROOT, "%s %.0f tok/s per replica; ",
                 p.label(), tps)));
         b.append(String.format(Locale.ROOT, "f_ttft %.2f f_itl %.2f; ", corrections.prefill(), corrections.decode()));

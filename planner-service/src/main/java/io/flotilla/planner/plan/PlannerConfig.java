@@ -15,7 +15,8 @@ import java.util.Set;
  * @param model        the model whose pools are planned
  * @param pools        pools sized: {AGGREGATED} or {PREFILL, DECODE}
  * @param interval     planning interval (one observation, one decision)
- * @param readyTime    how long a new replica takes to become READY (cold-start lookahead)
+ * @param readyTime    how long a new replica takes to become READY (cold-start lookahead); with
+ *                     {@code learnReadyTime}, only until the planner has measured its own scale-ups
  * @param ttftTargetMs TTFT target (SLA)
  * @param itlTargetMs  ITL target (SLA)
  * @param headroom     extra capacity on top of the predicted load (0.1 = 10 %)
@@ -25,11 +26,21 @@ import java.util.Set;
  * @param error        prediction-error tracking and the conservative-mode threshold
  * @param correction   correction-factor bounds and smoothing
  * @param scaling      thresholds, cooldowns and hold-offs
+ * @param learnReadyTime size for the cold start measured from the planner's own scale-ups ({@link ColdStart})
+ *                     instead of {@code readyTime}
  */
 public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Duration readyTime,
                             double ttftTargetMs, double itlTargetMs, double headroom, Map<Pool, Limits> limits,
                             int gpuBudget, PredictorSettings predictor, ErrorSettings error,
-                            CorrectionSettings correction, Scaling scaling) {
+                            CorrectionSettings correction, Scaling scaling, boolean learnReadyTime) {
+
+    /** With the configured ready time held fixed (simulations, where replicas are ready at once). */
+    public PlannerConfig(String model, Set<Pool> pools, Duration interval, Duration readyTime, double ttftTargetMs,
+                         double itlTargetMs, double headroom, Map<Pool, Limits> limits, int gpuBudget,
+                         PredictorSettings predictor, ErrorSettings error, CorrectionSettings correction, Scaling scaling) {
+        this(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget, predictor, error,
+                correction, scaling, false);
+    }
 
     /** Bounds of one pool. */
     public record Limits(int min, int max, int gpusPerReplica) {
@@ -102,7 +113,10 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
         return disaggregated ? EnumSet.of(Pool.PREFILL, Pool.DECODE) : EnumSet.of(Pool.AGGREGATED);
     }
 
-    /** The defaults of {@code PlannerProperties}, for tests and simulations. */
+    /**
+     * The defaults of {@code PlannerProperties}, for tests and simulations — except that the ready time
+     * is held fixed ({@code learnReadyTime} false): simulated replicas are ready at once.
+     */
     public static PlannerConfig defaults(String model, boolean disaggregated) {
         Map<Pool, Limits> limits = new EnumMap<>(Pool.class);
         limits.put(Pool.PREFILL, new Limits(0, 8, 1));
@@ -117,31 +131,41 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
 
     public PlannerConfig withReadyTime(Duration d) {
         return new PlannerConfig(model, pools, interval, d, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, error, correction, scaling);
+                predictor, error, correction, scaling, learnReadyTime);
     }
 
     public PlannerConfig withPredictor(PredictorSettings p) {
         return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                p, error, correction, scaling);
+                p, error, correction, scaling, learnReadyTime);
     }
 
     public PlannerConfig withGpuBudget(int budget) {
         return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, budget,
-                predictor, error, correction, scaling);
+                predictor, error, correction, scaling, learnReadyTime);
     }
 
     public PlannerConfig withError(ErrorSettings e) {
         return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, e, correction, scaling);
+                predictor, e, correction, scaling, learnReadyTime);
+    }
+
+    public PlannerConfig withLearnedReadyTime(boolean learn) {
+        return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
+                predictor, error, correction, scaling, learn);
     }
 
     public PlannerConfig withScaling(Scaling s) {
         return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, error, correction, s);
+                predictor, error, correction, s, learnReadyTime);
     }
 
-    /** Intervals of lookahead: ⌈readyTime / interval⌉. */
+    /** Intervals of lookahead for the configured ready time: ⌈readyTime / interval⌉. */
     public int lookaheadSteps() {
-        return (int) Math.ceil((double) readyTime.toMillis() / interval.toMillis());
+        return lookaheadSteps(readyTime);
+    }
+
+    /** Intervals of lookahead for a cold start of {@code ready}: ⌈ready / interval⌉. */
+    public int lookaheadSteps(Duration ready) {
+        return (int) Math.ceil((double) ready.toMillis() / interval.toMillis());
     }
 }

@@ -75,7 +75,7 @@ public final class PlannerLoop {
         history.add(record);
         sink.publish(record.decision());
         metrics.decided(record, status.rateError(), status.rateShortfall(), status.islError(), status.oslError(), status.ttftCorrection(),
-                status.itlCorrection());
+                status.itlCorrection(), status.readyTime().toMillis() / 1000.0);
         if (log.isDebugEnabled()) {
             log.debug("decision: targets {} applied {}: {}", status.targets(), applied, decision.getReason());
         }

@@ -12,13 +12,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code flotilla_planner_prediction_error{series}}, {@code flotilla_planner_prediction_shortfall},
  * {@code flotilla_planner_target_replicas{pool}},
  * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
- * {@code flotilla_planner_correction_factor{latency}}.
+ * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds}.
  */
 public final class PlannerMetrics {
 
     private final AtomicReference<DecisionRecord> last = new AtomicReference<>();
     private final AtomicReference<double[]> errors = new AtomicReference<>(new double[4]);
     private final AtomicReference<double[]> corrections = new AtomicReference<>(new double[] {1, 1});
+    private final AtomicReference<Double> readyTime = new AtomicReference<>(Double.NaN);
     private final Counter applied;
     private final Counter notApplied;
 
@@ -49,6 +50,9 @@ public final class PlannerMetrics {
             Gauge.builder("flotilla.planner.correction_factor", corrections, c -> c.get()[k])
                     .description("Observed / expected latency, bounded").tag("latency", latency[i]).register(registry);
         }
+        Gauge.builder("flotilla.planner.ready_time", readyTime, AtomicReference::get).baseUnit("seconds")
+                .description("Cold start the planner sizes ahead for: measured from its scale-ups, or the configured ready time")
+                .register(registry);
         applied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
                 .tag("applied", "true").register(registry);
         notApplied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
@@ -56,8 +60,9 @@ public final class PlannerMetrics {
     }
 
     void decided(DecisionRecord r, double rateError, double rateShortfall, double islError, double oslError,
-                 double ttftCorrection, double itlCorrection) {
+                 double ttftCorrection, double itlCorrection, double readyTimeSeconds) {
         last.set(r);
+        readyTime.set(readyTimeSeconds);
         errors.set(new double[] {rateError, islError, oslError, rateShortfall});
         corrections.set(new double[] {ttftCorrection, itlCorrection});
         (r.applied() != null ? applied : notApplied).increment();

@@ -108,7 +108,8 @@ class PlannerServiceKafkaTest {
                     .build(), HttpResponse.BodyHandlers.ofString()).body();
             assertThat(metrics).contains("flotilla_planner_predicted_requests_per_second")
                     .contains("flotilla_planner_prediction_error{").contains("flotilla_planner_target_replicas{")
-                    .contains("flotilla_planner_ready_replicas{").contains("flotilla_planner_decisions_total{");
+                    .contains("flotilla_planner_ready_replicas{").contains("flotilla_planner_decisions_total{")
+                    .contains("flotilla_planner_prediction_shortfall").contains("flotilla_planner_ready_time_seconds");
         } finally {
             app.close();
         }

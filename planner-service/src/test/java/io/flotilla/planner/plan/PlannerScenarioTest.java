@@ -9,6 +9,7 @@ import io.flotilla.protocol.v1.PlannerDecision;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -52,6 +53,30 @@ class PlannerScenarioTest {
             assertThat(firstAhead).as("lookahead scales up before the reactive planner").isBetween(6, 12);
             assertThat(lookahead.last().getReason()).contains("within +150 s");
         }
+    }
+
+    /**
+     * Replicas here become READY 60 s after the planner asks for them, not the configured 120 s: once
+     * its first scale-up completed it sizes 60 s ahead, and says so.
+     */
+    @Test
+    void theLookaheadIsTheColdStartMeasuredFromItsOwnScaleUps() {
+        PlannerSim sim = new PlannerSim(AGG.withLearnedReadyTime(true), PoolCounts.of(AGGREGATED, 1));
+        List<PoolCounts> decided = new ArrayList<>();
+        PoolCounts ready = PoolCounts.of(AGGREGATED, 1);
+        for (int i = 0; i < 16; i++) {
+            double rate = i < 6 ? 2 : 2 + 2 * (i - 5);
+            decided.add(sim.step(Observation.load(sim.next(), sim.seconds(), rate, 2000, 200, ready), PoolCounts.NONE, Set.of()));
+            ready = decided.size() >= 2 ? decided.get(decided.size() - 2) : ready; // READY two intervals after the decision
+        }
+        assertThat(sim.series(AGGREGATED).get(15)).isGreaterThan(sim.series(AGGREGATED).get(5));
+        assertThat(sim.planner().status().readyTime()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(sim.last().getReason()).contains("within +90 s; ready time 60 s, measured");
+
+        PlannerSim fixed = new PlannerSim(AGG, PoolCounts.of(AGGREGATED, 1));
+        fixed.step(2, 2000, 200);
+        assertThat(fixed.planner().status().readyTime()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(fixed.last().getReason()).contains("within +150 s; ready time 120 s, configured");
     }
 
     @Test

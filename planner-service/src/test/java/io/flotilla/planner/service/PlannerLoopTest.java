@@ -68,6 +68,8 @@ class PlannerLoopTest {
         assertThat(gauge("flotilla.planner.target_replicas", "pool", "aggregated")).isEqualTo(r.targets().get(Pool.AGGREGATED));
         assertThat(gauge("flotilla.planner.ready_replicas", "pool", "aggregated")).isEqualTo(2);
         assertThat(gauge("flotilla.planner.prediction_error", "series", "request_rate")).isZero();
+        assertThat(registry.get("flotilla.planner.prediction_shortfall").gauge().value()).isZero();
+        assertThat(registry.get("flotilla.planner.ready_time").gauge().value()).isEqualTo(120);
         assertThat(registry.get("flotilla.planner.decisions").tag("applied", "true").counter().count()).isEqualTo(1);
 
         for (int i = 0; i < 4; i++) {

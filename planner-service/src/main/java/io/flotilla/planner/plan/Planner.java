@@ -65,7 +65,7 @@ public final class Planner {
         this.config = config;
         this.model = model;
         this.sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
-        this.stabilizer = new ScaleStabilizer(config.scaling());
+        this.stabilizer = new ScaleStabilizer(config.scaling(), config.interval());
         this.coldStart = new ColdStart(config.readyTime(), 5);
         this.readyTime = config.readyTime();
         this.status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE, readyTime);

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * bin/flotilla up -d --workers 2 --sim-speedup 1000
  * ./mvnw -q -pl bench test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.flotilla.e2e.GatewayOverheadBenchmark -Dexec.args="1,16,64 200"
+ *     -Dexec.mainClass=io.flotilla.e2e.GatewayOverheadBenchmark -Dexec.args="1,16,64 200 3000"
  * </pre>
  * Arguments: concurrencies, requests per concurrency, warm-up requests each way (default 3,000: the
  * gateway's, router's and indexer's request paths must be JIT-compiled first). Prompts are 512 token ids, unique per request

@@ -254,7 +254,7 @@ public final class Planner {
         double peak = horizon.stream().mapToDouble(Demand::rate).filter(Double::isFinite).max().orElse(0);
         b.append(String.format(Locale.ROOT, "next %.2f req/s ISL %.0f OSL %.0f (peak %.2f req/s within +%d s; ready time %d s, %s); ",
                 next.rate(), finite(next.isl()), finite(next.osl()), peak,
-                (config.lookaheadSteps(readyTime) + 1) * config.interval().toSeconds(), readyTime.toSeconds(),
+                (config.lookaheadSteps(readyTime) + 1) * config.interval().toSeconds(), Math.round(readyTime.toMillis() / 1000.0),
                 config.learnReadyTime() && config.pools().stream().allMatch(coldStart::measured) ? "measured" : "configured"));
         sizing.tokensPerReplica().forEach((p, tps) -> b.append(String.format(Locale.ROOT, "%s %.0f tok/s per replica; ",
                 p.label(), tps)));

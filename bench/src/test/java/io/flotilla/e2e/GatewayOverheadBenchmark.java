@@ -2,10 +2,7 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.protocol.v1.GenerateChunk;
-import io.flotilla.protocol.v1.GenerateRequest;
-import io.flotilla.protocol.v1.StopConditions;
-import io.flotilla.protocol.v1.WorkerServiceGrpc;
+import io.flotilla.gateway.bench.TtftSampling;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 
@@ -15,14 +12,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+
+import static io.flotilla.gateway.bench.TtftSampling.pct;
 
 /**
  * What the gateway and router add to a request: TTFT through the gateway against TTFT of the same
@@ -56,14 +49,14 @@ public final class GatewayOverheadBenchmark {
         for (String l : levels) {
             int c = Integer.parseInt(l.trim());
             max = Math.max(max, c);
-            List<Double> direct = run(c, perLevel, () -> directTtft(worker, 16));
-            List<Double> gateway = run(c, perLevel, () -> gatewayTtft(16)[0]);
+            List<Double> direct = TtftSampling.concurrently(c, perLevel, 0, () -> directTtft(worker, 16));
+            List<Double> gateway = TtftSampling.concurrently(c, perLevel, 0, () -> gatewayTtft(16)[0]);
             System.out.printf("%d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f%n", c, pct(direct, 50), pct(direct, 99),
                     pct(gateway, 50), pct(gateway, 99), pct(gateway, 50) - pct(direct, 50), pct(gateway, 99) - pct(direct, 99));
         }
         AtomicLong tokens = new AtomicLong();
         long start = System.nanoTime();
-        run(max, Math.max(max * 2, 64), () -> {
+        TtftSampling.concurrently(max, Math.max(max * 2, 64), 0, () -> {
             double[] r = gatewayTtft(512);
             tokens.addAndGet((long) r[1]);
             return r[0];
@@ -74,49 +67,12 @@ public final class GatewayOverheadBenchmark {
         worker.shutdownNow();
     }
 
-    private interface Sample {
-        double ms() throws Exception;
-    }
-
-    private static List<Double> run(int concurrency, int requests, Sample sample) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(concurrency);
-        List<Future<Double>> futures = new ArrayList<>();
-        for (int i = 0; i < requests; i++) {
-            futures.add(pool.submit(sample::ms));
-        }
-        List<Double> out = new ArrayList<>();
-        for (Future<Double> f : futures) {
-            out.add(f.get());
-        }
-        pool.shutdown();
-        Collections.sort(out);
-        return out;
-    }
-
     private static int[] prompt() {
-        long id = IDS.incrementAndGet();
-        int[] p = new int[512];
-        for (int i = 0; i < p.length; i++) {
-            p[i] = (int) ((id * 7919 + i * 31) % 100_000);
-        }
-        return p;
+        return TtftSampling.prompt(IDS.incrementAndGet());
     }
 
     private static double directTtft(ManagedChannel ch, int maxTokens) {
-        GenerateRequest.Builder r = GenerateRequest.newBuilder().setRequestId("direct-" + IDS.incrementAndGet())
-                .setStop(StopConditions.newBuilder().setMaxTokens(maxTokens).setIgnoreEos(true));
-        for (int t : prompt()) {
-            r.addTokenIds(t);
-        }
-        long t0 = System.nanoTime();
-        double ttft = -1;
-        for (Iterator<GenerateChunk> it = WorkerServiceGrpc.newBlockingStub(ch).generate(r.build()); it.hasNext(); ) {
-            GenerateChunk c = it.next();
-            if (ttft < 0 && c.getTokenIdsCount() > 0) {
-                ttft = (System.nanoTime() - t0) / 1e6;
-            }
-        }
-        return ttft;
+        return TtftSampling.directTtft(ch, "direct-" + IDS.incrementAndGet(), "", prompt(), maxTokens);
     }
 
     /** TTFT in ms and completion tokens of one streamed /v1/completions request. */
@@ -157,10 +113,5 @@ public final class GatewayOverheadBenchmark {
             directTtft(worker, 4);
             gatewayTtft(4);
         }
-    }
-
-    private static double pct(List<Double> sorted, int p) {
-        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
     }
 }

@@ -2,10 +2,6 @@ package io.flotilla.gateway.bench;
 
 import io.flotilla.gateway.GatewayApplication;
 import io.flotilla.gateway.fakes.FakeCluster;
-import io.flotilla.protocol.v1.GenerateChunk;
-import io.flotilla.protocol.v1.GenerateRequest;
-import io.flotilla.protocol.v1.StopConditions;
-import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import org.springframework.boot.SpringApplication;
@@ -19,15 +15,15 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import static io.flotilla.gateway.bench.TtftSampling.pct;
 
 /**
  * The gateway's own cost, with nothing behind it: the gateway in this JVM in front of the test
@@ -95,9 +91,9 @@ public final class GatewayStreamBenchmark {
             for (int c : new int[] {16, 64}) {
                 cluster.reset();
                 long cpu0 = cpuNanos();
-                List<Double> dc = concurrently(c, samples, () -> directTtft(direct, 16));
+                List<Double> dc = TtftSampling.concurrently(c, samples, c, () -> directTtft(direct, 16));
                 long cpu1 = cpuNanos();
-                List<Double> gc = concurrently(c, samples, () -> stream(port, 16)[0]);
+                List<Double> gc = TtftSampling.concurrently(c, samples, c, () -> stream(port, 16)[0]);
                 long cpu2 = cpuNanos();
                 double n = samples + c;
                 System.out.printf("TTFT at concurrency %d (%d samples): direct p50 %.3f / p99 %.3f ms; through the gateway "
@@ -135,60 +131,16 @@ public final class GatewayStreamBenchmark {
         System.exit(0);
     }
 
-    /** {@code n} samples from {@code c} threads at once (after {@code c} unmeasured ones that open the connections), sorted. */
-    private static List<Double> concurrently(int c, int n, Callable<Double> sample) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(c);
-        try {
-            List<Future<Double>> warm = new ArrayList<>();
-            for (int i = 0; i < c; i++) {
-                warm.add(pool.submit(sample));
-            }
-            for (Future<Double> f : warm) {
-                f.get();
-            }
-            List<Future<Double>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                futures.add(pool.submit(sample));
-            }
-            List<Double> out = new ArrayList<>();
-            for (Future<Double> f : futures) {
-                out.add(f.get());
-            }
-            Collections.sort(out);
-            return out;
-        } finally {
-            pool.shutdown();
-        }
-    }
-
     private static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static int[] prompt() {
-        long id = IDS.incrementAndGet();
-        int[] p = new int[512];
-        for (int i = 0; i < p.length; i++) {
-            p[i] = (int) ((id * 7919 + i * 31) % 100_000);
-        }
-        return p;
+        return TtftSampling.prompt(IDS.incrementAndGet());
     }
 
     private static double directTtft(ManagedChannel ch, int maxTokens) {
-        GenerateRequest.Builder r = GenerateRequest.newBuilder().setRequestId("direct-" + IDS.incrementAndGet())
-                .setModel("flotilla-sim").setStop(StopConditions.newBuilder().setMaxTokens(maxTokens).setIgnoreEos(true));
-        for (int t : prompt()) {
-            r.addTokenIds(t);
-        }
-        long t0 = System.nanoTime();
-        double ttft = -1;
-        for (Iterator<GenerateChunk> it = WorkerServiceGrpc.newBlockingStub(ch).generate(r.build()); it.hasNext(); ) {
-            GenerateChunk c = it.next();
-            if (ttft < 0 && c.getTokenIdsCount() > 0) {
-                ttft = (System.nanoTime() - t0) / 1e6;
-            }
-        }
-        return ttft;
+        return TtftSampling.directTtft(ch, "direct-" + IDS.incrementAndGet(), "flotilla-sim", prompt(), maxTokens);
     }
 
     /** TTFT in ms (first event carrying text) and the completion tokens (from the usage chunk) of one stream. */
@@ -300,10 +252,5 @@ public final class GatewayStreamBenchmark {
             }
             return b.toString();
         }
-    }
-
-    private static double pct(List<Double> sorted, int p) {
-        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
     }
 }

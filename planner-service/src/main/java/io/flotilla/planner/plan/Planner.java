@@ -58,7 +58,6 @@ public final class Planner {
     private Instant started;
     private Instant lastTraffic;
     private final ColdStart coldStart;
-    private Duration readyTime;
     private Status status;
 
     public Planner(PlannerConfig config, PerformanceModel model) {
@@ -67,8 +66,7 @@ public final class Planner {
         this.sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
         this.stabilizer = new ScaleStabilizer(config.scaling(), config.interval());
         this.coldStart = new ColdStart(config.readyTime(), 5);
-        this.readyTime = config.readyTime();
-        this.status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE, readyTime);
+        this.status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE, config.readyTime());
         this.rate = config.predictor().create();
         this.isl = config.predictor().create();
         this.osl = config.predictor().create();
@@ -101,8 +99,8 @@ public final class Planner {
         for (Pool p : config.pools()) {
             coldStart.ready(p, o.ready().get(p), now);
         }
-        readyTime = config.learnReadyTime() ? coldStart.estimate(config.pools()) : config.readyTime();
-        List<Demand> horizon = forecast(o);
+        Duration readyTime = config.learnReadyTime() ? coldStart.estimate(config.pools()) : config.readyTime();
+        List<Demand> horizon = forecast(o, config.lookaheadSteps(readyTime));
         boolean conservative = rate.observations() >= config.predictor().warmup()
                 && rateError.shortfall() > config.error().conservativeAt();
         boolean idle = Duration.between(lastTraffic != null ? lastTraffic : started, now)
@@ -147,7 +145,7 @@ public final class Planner {
                 .setPredicted(PoolObservation.newBuilder().setRequestRate(next.rate()).setMeanIsl(finite(next.isl()))
                         .setMeanOsl(finite(next.osl())).build())
                 .setTargets(targets.toProto())
-                .setReason(reason(horizon, sizing, conservative, idle, steps, notes))
+                .setReason(reason(horizon, readyTime, sizing, conservative, idle, steps, notes))
                 .build();
     }
 
@@ -169,17 +167,17 @@ public final class Planner {
     }
 
     /**
-     * Index 0: the interval just observed; k = 1 … h+1: forecasts, h = ⌈readyTime / interval⌉. The
+     * Index 0: the interval just observed; k = 1 … h+1: forecasts, h = {@code lookaheadSteps}. The
      * request rate is forecast k intervals ahead; the request shape (ISL, OSL, cached fraction) uses its
      * next-interval forecast at every k, so trends in rate and shape do not compound.
      */
-    private List<Demand> forecast(Observation o) {
+    private List<Demand> forecast(Observation o, int lookaheadSteps) {
         List<Demand> horizon = new ArrayList<>();
         double cachedNow = Double.isFinite(o.cachedMean()) && o.islMean() > 0 ? o.cachedMean() / o.islMean() : 0;
         horizon.add(new Demand(o.requestRate(), o.islMean(), o.oslMean(), cachedNow));
         double c = cached.predict(1);
         double cachedNext = Double.isFinite(c) ? Math.min(0.99, c) : 0;
-        for (int k = 1; k <= config.lookaheadSteps(readyTime) + 1; k++) {
+        for (int k = 1; k <= lookaheadSteps + 1; k++) {
             horizon.add(new Demand(rate.predict(k), isl.predict(1), osl.predict(1), cachedNext));
         }
         Demand next = horizon.get(1);
@@ -247,14 +245,14 @@ public final class Planner {
         return t;
     }
 
-    private String reason(List<Demand> horizon, ReplicaPlanner.Sizing sizing, boolean conservative, boolean idle,
+    private String reason(List<Demand> horizon, Duration readyTime, ReplicaPlanner.Sizing sizing, boolean conservative, boolean idle,
                           List<String> steps, List<String> notes) {
         StringBuilder b = new StringBuilder();
         Demand next = horizon.get(1);
         double peak = horizon.stream().mapToDouble(Demand::rate).filter(Double::isFinite).max().orElse(0);
         b.append(String.format(Locale.ROOT, "next %.2f req/s ISL %.0f OSL %.0f (peak %.2f req/s within +%d s; ready time %d s, %s); ",
                 next.rate(), finite(next.isl()), finite(next.osl()), peak,
-                (config.lookaheadSteps(readyTime) + 1) * config.interval().toSeconds(), Math.round(readyTime.toMillis() / 1000.0),
+                (horizon.size() - 1) * config.interval().toSeconds(), Math.round(readyTime.toMillis() / 1000.0),
                 config.learnReadyTime() && config.pools().stream().allMatch(coldStart::measured) ? "measured" : "configured"));
         sizing.tokensPerReplica().forEach((p, tps) -> b.append(String.format(Locale.ROOT, "%s %.0f tok/s per replica; ",
                 p.label(), tps)));

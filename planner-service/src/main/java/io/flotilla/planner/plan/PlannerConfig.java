@@ -159,11 +159,6 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
                 predictor, error, correction, s, learnReadyTime);
     }
 
-    /** Intervals of lookahead for the configured ready time: ⌈readyTime / interval⌉. */
-    public int lookaheadSteps() {
-        return lookaheadSteps(readyTime);
-    }
-
     /** Intervals of lookahead for a cold start of {@code ready}: ⌈ready / interval⌉. */
     public int lookaheadSteps(Duration ready) {
         return (int) Math.ceil((double) ready.toMillis() / interval.toMillis());

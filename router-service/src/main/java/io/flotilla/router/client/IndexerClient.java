@@ -7,6 +7,10 @@ import io.flotilla.protocol.v1.WorkerMatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.grpc.ManagedChannel;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -22,9 +26,10 @@ import java.util.function.Consumer;
 
 /**
  * Asks the kv-indexer how many leading blocks of a prompt each worker holds. Every call has a
- * deadline (default 10 ms) and goes through a circuit breaker, so a slow or dead indexer costs the
- * request path at most one deadline and then nothing until the breaker half-opens. An empty answer
- * means "no overlap data": the router degrades, it never fails the request.
+ * deadline sized from the calls' recent latency ({@link DeadlineEstimator}: a multiple of the tail,
+ * between a floor and a ceiling) and goes through a circuit breaker, so a slow or dead indexer costs
+ * the request path at most one deadline and then nothing until the breaker half-opens. An empty
+ * answer means "no overlap data": the router degrades, it never fails the request.
  *
  * <p>{@link #findMatches(String, int, long[], Consumer)} does not block: the answer is handled on
  * the channel's I/O thread ({@code directExecutor}), so a Route costs no thread hand-off for the
@@ -35,11 +40,24 @@ public final class IndexerClient implements AutoCloseable {
     private final ManagedChannel channel;
     private final IndexerServiceGrpc.IndexerServiceBlockingStub stub;
     private final IndexerServiceGrpc.IndexerServiceStub async;
-    private final Duration deadline;
+    private final DeadlineEstimator deadline;
     private final CircuitBreaker breaker;
     private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong missed = new AtomicLong();
 
+    private final Timer latency;
+
+    /** A client with a fixed deadline and metrics nobody reads. */
     public IndexerClient(String address, Duration deadline) {
+        this(address, new DeadlineEstimator(DeadlineEstimator.Settings.fixed(deadline)), new SimpleMeterRegistry());
+    }
+
+    /** @param registry gets {@code flotilla.router.indexer.latency}: the answered calls, as the router waited for them */
+    public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry) {
+        this.latency = Timer.builder("flotilla.router.indexer.latency")
+                .description("FindMatches calls answered in time, from sent to answer handled (the router's side)")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(50_000))
+                .maximumExpectedValue(Duration.ofSeconds(1)).register(registry);
         this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor().build();
         this.stub = IndexerServiceGrpc.newBlockingStub(channel);
         this.async = IndexerServiceGrpc.newStub(channel);
@@ -50,7 +68,7 @@ public final class IndexerClient implements AutoCloseable {
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
                 .failureRateThreshold(50)
-                .slowCallDurationThreshold(deadline)
+                .slowCallDurationThreshold(deadline.settings().ceiling())
                 .slowCallRateThreshold(80)
                 .waitDurationInOpenState(Duration.ofSeconds(2))
                 .permittedNumberOfCallsInHalfOpenState(3)
@@ -79,7 +97,8 @@ public final class IndexerClient implements AutoCloseable {
             req.addSeqHashes(h);
         }
         long start = System.nanoTime();
-        async.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).findMatches(req.build(), new StreamObserver<>() {
+        long budget = deadline.deadlineNanos();
+        async.withDeadlineAfter(budget, TimeUnit.NANOSECONDS).findMatches(req.build(), new StreamObserver<>() {
             private FindMatchesResponse response;
 
             @Override
@@ -89,14 +108,22 @@ public final class IndexerClient implements AutoCloseable {
 
             @Override
             public void onError(Throwable t) {
+                long took = System.nanoTime() - start;
                 errors.incrementAndGet();
-                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, t);
+                if (Status.fromThrowable(t).getCode() == Status.Code.DEADLINE_EXCEEDED) {
+                    missed.incrementAndGet();
+                    deadline.record(Math.max(took, budget)); // censored: it took at least its deadline
+                }
+                breaker.onError(took, TimeUnit.NANOSECONDS, t);
                 done.accept(Optional.empty());
             }
 
             @Override
             public void onCompleted() {
-                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                long took = System.nanoTime() - start;
+                deadline.record(took);
+                latency.record(took, TimeUnit.NANOSECONDS);
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
                 Map<String, Integer> out = new HashMap<>();
                 for (WorkerMatch m : response.getMatchesList()) {
                     out.put(m.getWorkerId(), m.getMatchedBlocks());
@@ -127,6 +154,16 @@ public final class IndexerClient implements AutoCloseable {
     /** Calls that failed or timed out (not counting those the open breaker skipped). */
     public long errors() {
         return errors.get();
+    }
+
+    /** Calls that missed their deadline (included in {@link #errors()}). */
+    public long missedDeadlines() {
+        return missed.get();
+    }
+
+    /** The deadline and the measured tail of the calls. */
+    public DeadlineEstimator deadline() {
+        return deadline;
     }
 
     public CircuitBreaker.State breakerState() {

@@ -9,12 +9,14 @@ import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.api.RouterEndpoint;
 import io.flotilla.router.api.RouterGrpcService;
+import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.SuspectProber;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.core.BookingLedger;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
+import io.flotilla.router.service.CapacityPublisher;
 import io.flotilla.router.service.RouterEngine;
 import io.flotilla.router.service.RouterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -26,6 +28,8 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -62,8 +66,17 @@ class RouterWiring {
     }
 
     @Bean(destroyMethod = "close")
-    IndexerClient indexerClient(RouterProperties p) {
-        return new IndexerClient(p.indexerAddress(), p.indexerDeadline());
+    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry) {
+        IndexerClient client = new IndexerClient(p.indexerAddress(), new DeadlineEstimator(p.indexerDeadlineSettings()),
+                registry);
+        Gauge.builder("flotilla.router.indexer.deadline", client, c -> c.deadline().deadlineNanos() / 1e9)
+                .baseUnit("seconds").description("The FindMatches deadline now").register(registry);
+        Gauge.builder("flotilla.router.indexer.tail", client, c -> Math.max(0, c.deadline().tailNanos()) / 1e9)
+                .baseUnit("seconds").description("FindMatches latency at the deadline's quantile over its window")
+                .register(registry);
+        FunctionCounter.builder("flotilla.router.indexer.missed_deadlines", client, IndexerClient::missedDeadlines)
+                .description("FindMatches calls that missed their deadline").register(registry);
+        return client;
     }
 
     @Bean(destroyMethod = "close")
@@ -80,7 +93,7 @@ class RouterWiring {
     RouterEngine routerEngine(RouterConfig config, RouterProperties p, IndexerClient indexer,
                               Producer<String, Object> routerProducer, RouterMetrics metrics, Clock clock,
                               MeterRegistry registry) {
-        String routerId = "router-" + Long.toHexString(new SecureRandom().nextLong());
+        String routerId = p.name() + "-" + Long.toHexString(new SecureRandom().nextLong());
         long seed = p.seed() != 0 ? p.seed() : System.nanoTime();
         RouterEngine engine = new RouterEngine(config, new WorkerDirectory(), BookingLedger.create(routerId, config),
                 indexer, routerProducer, metrics, clock, new SplittableRandom(seed), routerId);
@@ -93,19 +106,37 @@ class RouterWiring {
         return engine;
     }
 
-    @Bean
-    RouterGrpcService routerGrpcService(RouterEngine engine) {
-        return new RouterGrpcService(engine);
+    /** The thread that builds and sends WatchCapacity updates (one, so updates go out in order). */
+    @Bean(destroyMethod = "dispose")
+    Scheduler capacityScheduler() {
+        return Schedulers.newSingle("router-capacity", true);
     }
 
     @Bean
-    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, RouterConfig routingConfig) {
-        return new RouterEndpoint(engine, metrics, routingConfig);
+    CapacityPublisher capacityPublisher(RouterEngine engine, RouterProperties p, Scheduler capacityScheduler,
+                                        MeterRegistry registry) {
+        CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
+                new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
+        engine.onCapacityChange(publisher::changed);
+        return publisher;
     }
 
-    /** The Kafka feeds and the periodic tick, started once the gRPC server is up. */
     @Bean
-    SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer,
+    RouterGrpcService routerGrpcService(RouterEngine engine, CapacityPublisher capacityPublisher) {
+        return new RouterGrpcService(engine, capacityPublisher);
+    }
+
+    @Bean
+    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, CapacityPublisher capacityPublisher) {
+        return new RouterEndpoint(engine, metrics, capacityPublisher);
+    }
+
+    /**
+     * The Kafka feeds, the periodic tick and the capacity heartbeat, started once the gRPC server is up;
+     * stopping ends the WatchCapacity streams before the gRPC server shuts down (which would wait for them).
+     */
+    @Bean
+    SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer, CapacityPublisher capacity,
                                @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
         return new SmartLifecycle() {
             private List<TopicTailer<?>> tailers = List.of();
@@ -125,7 +156,8 @@ class RouterWiring {
                         new ProtoDeserializer.RouterSyncs(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onSync), clock);
                 tailers = List.of(membership.start(), load.start(), sync.start());
-                prober = new SuspectProber(engine.directory());
+                prober = new SuspectProber(engine.directory(), capacity::changed);
+                capacity.start();
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "router-timer");
                     t.setDaemon(true);
@@ -140,11 +172,13 @@ class RouterWiring {
                 }, 250, 250, TimeUnit.MILLISECONDS);
                 timer.scheduleWithFixedDelay(prober::probe, 1, 1, TimeUnit.SECONDS);
                 timer.scheduleWithFixedDelay(indexer::keepWarm, 0, 1, TimeUnit.SECONDS);
+                timer.scheduleAtFixedRate(indexer.deadline()::roll, 1, 1, TimeUnit.SECONDS);
                 running = true;
             }
 
             @Override
             public void stop() {
+                capacity.close();
                 if (timer != null) {
                     timer.shutdownNow();
                 }

@@ -21,9 +21,16 @@ import java.util.Map;
  * @param simSpeedup      simulated engines run this many times faster than their timing model
  * @param model           the served model: its name, tokenizer and block size go to the gateway, every
  *                        worker and the planner alike, so they hash blocks in one namespace
+ * @param routers         router replicas (1 … {@link Ports#MAX_ROUTERS}); they share bookings over
+ *                        flotilla.router-sync and the gateway is given every one of them
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
+                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers) {
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1);
+    }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir) {
@@ -37,6 +44,9 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
 
     public ClusterLayout {
         java.util.Objects.requireNonNull(model, "model");
+        if (routers < 1 || routers > Ports.MAX_ROUTERS) {
+            throw new IllegalArgumentException("routers must be between 1 and " + Ports.MAX_ROUTERS + ": " + routers);
+        }
     }
 
     static final String SERVICE_HEAP = "256m";
@@ -76,11 +86,9 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
                 ports("grpc", Ports.INDEXER_GRPC, "mgmt", Ports.INDEXER_MANAGEMENT), Ports.INDEXER_MANAGEMENT,
                 List.of(kafka, "--server.port=" + Ports.INDEXER_MANAGEMENT, "--flotilla.indexer.grpc-port=" + Ports.INDEXER_GRPC,
                         "--flotilla.indexer.snapshot-dir=" + stateDir.resolve("indexer")), SERVICE_HEAP));
-        out.add(new ServiceSpec("router", "router-service",
-                ports("grpc", Ports.ROUTER_GRPC, "mgmt", Ports.ROUTER_MANAGEMENT), Ports.ROUTER_MANAGEMENT,
-                List.of(kafka, "--server.port=" + Ports.ROUTER_MANAGEMENT, "--flotilla.router.grpc-port=" + Ports.ROUTER_GRPC,
-                        "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
-                SERVICE_HEAP));
+        for (int n = 0; n < routers; n++) {
+            out.add(router(n));
+        }
         out.add(new ServiceSpec("planner", "planner-service",
                 ports("http", Ports.PLANNER_HTTP), Ports.PLANNER_MANAGEMENT,
                 plannerArgs(kafka, planner), SERVICE_HEAP));
@@ -89,12 +97,35 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         }
         List<String> gateway = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
                 "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
-                "--flotilla.gateway.router-address=127.0.0.1:" + Ports.ROUTER_GRPC));
+                "--flotilla.gateway.router-address=" + routerAddresses()));
         gateway.addAll(model.gatewayArgs());
         out.add(new ServiceSpec("gateway", "gateway-service",
                 ports("http", Ports.GATEWAY_HTTP, "mgmt", Ports.GATEWAY_MANAGEMENT), Ports.GATEWAY_MANAGEMENT,
                 gateway, SERVICE_HEAP));
         return out;
+    }
+
+    /** Router replica n as its own process (named, ported by {@link Ports#routerName} and friends). */
+    public ServiceSpec router(int n) {
+        if (n < 0 || n >= routers) {
+            throw new IllegalArgumentException("this cluster has " + routers + " router" + (routers == 1 ? "" : "s")
+                    + " (0 … " + (routers - 1) + "), not router " + n);
+        }
+        return new ServiceSpec(Ports.routerName(n), "router-service",
+                ports("grpc", Ports.routerGrpc(n), "mgmt", Ports.routerManagement(n)), Ports.routerManagement(n),
+                List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap, "--server.port=" + Ports.routerManagement(n),
+                        "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + Ports.routerGrpc(n),
+                        "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
+                SERVICE_HEAP);
+    }
+
+    /** Every router's gRPC address, comma-separated: the gateway's {@code flotilla.gateway.router-address}. */
+    public String routerAddresses() {
+        List<String> out = new ArrayList<>();
+        for (int n = 0; n < routers; n++) {
+            out.add("127.0.0.1:" + Ports.routerGrpc(n));
+        }
+        return String.join(",", out);
     }
 
     private List<String> plannerArgs(String kafka, PlannerOptions planner) {

@@ -15,7 +15,8 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "flotilla", mixinStandardHelpOptions = true, version = "flotilla 0.1.0",
         description = "Runs a local Flotilla cluster: a real Kafka broker and every service as its own JVM.",
         subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class,
-                FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.CheckIdle.class})
+                FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.KillRouter.class,
+                FlotillaCli.StartRouter.class, FlotillaCli.CheckIdle.class})
 public final class FlotillaCli {
 
     static Path home() {
@@ -51,6 +52,9 @@ public final class FlotillaCli {
         int decode;
         @Option(names = "--router-mode", defaultValue = "kv", description = "kv, load, round-robin or random (default ${DEFAULT-VALUE}).")
         String routerMode;
+        @Option(names = "--routers", defaultValue = "1",
+                description = "Router replicas sharing bookings over Kafka; the gateway is given all of them (default ${DEFAULT-VALUE}).")
+        int routers;
         @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
         String kafka;
         @Option(names = "--timeout", defaultValue = "180", description = "Seconds to wait for every service to be healthy.")
@@ -103,6 +107,9 @@ public final class FlotillaCli {
             if ((prefill > 0) != (decode > 0)) {
                 throw new LauncherException("--prefill and --decode must both be positive for a P/D cluster");
             }
+            if (routers < 1 || routers > io.flotilla.protocol.Ports.MAX_ROUTERS) {
+                throw new LauncherException("--routers must be between 1 and " + io.flotilla.protocol.Ports.MAX_ROUTERS);
+            }
             if (!List.of("kv", "load", "round-robin", "random").contains(routerMode)) {
                 throw new LauncherException("--router-mode must be kv, load, round-robin or random, not " + routerMode);
             }
@@ -120,7 +127,7 @@ public final class FlotillaCli {
             }
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");
@@ -198,6 +205,34 @@ public final class FlotillaCli {
         public Integer call() {
             RunningService w = new LocalCluster(home(), System.out).startWorker(n, Duration.ofSeconds(timeoutSeconds));
             System.out.println("started " + w.name() + " (pid " + w.pid() + ", " + w.ports() + ")");
+            return 0;
+        }
+    }
+
+    @Command(name = "kill-router", description = "SIGKILL router replica N (failure drills; 0 is the first).")
+    static final class KillRouter implements Callable<Integer> {
+        @Parameters(paramLabel = "N", description = "Router number.")
+        int n;
+
+        @Override
+        public Integer call() {
+            RunningService r = new LocalCluster(home(), System.out).killRouter(n);
+            System.out.println("killed " + r.name() + " (pid " + r.pid() + ")");
+            return 0;
+        }
+    }
+
+    @Command(name = "start-router", description = "Start router replica N (again) and wait until it is healthy.")
+    static final class StartRouter implements Callable<Integer> {
+        @Parameters(paramLabel = "N", description = "Router number.")
+        int n;
+        @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for health.")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() {
+            RunningService r = new LocalCluster(home(), System.out).startRouter(n, Duration.ofSeconds(timeoutSeconds));
+            System.out.println("started " + r.name() + " (pid " + r.pid() + ", " + r.ports() + ")");
             return 0;
         }
     }

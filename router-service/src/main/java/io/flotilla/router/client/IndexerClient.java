@@ -37,6 +37,9 @@ import java.util.function.Consumer;
  */
 public final class IndexerClient implements AutoCloseable {
 
+    /** At debug level every call is logged with its latency: the raw material for sizing the deadline. */
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexerClient.class);
+
     private final ManagedChannel channel;
     private final IndexerServiceGrpc.IndexerServiceBlockingStub stub;
     private final IndexerServiceGrpc.IndexerServiceStub async;
@@ -110,6 +113,10 @@ public final class IndexerClient implements AutoCloseable {
             public void onError(Throwable t) {
                 long took = System.nanoTime() - start;
                 errors.incrementAndGet();
+                if (log.isDebugEnabled()) {
+                    log.debug("FindMatches of {} blocks failed after {} µs (deadline {} µs): {}", seqHashes.length,
+                            took / 1000, budget / 1000, Status.fromThrowable(t));
+                }
                 if (Status.fromThrowable(t).getCode() == Status.Code.DEADLINE_EXCEEDED) {
                     missed.incrementAndGet();
                     deadline.record(Math.max(took, budget)); // censored: it took at least its deadline
@@ -123,6 +130,10 @@ public final class IndexerClient implements AutoCloseable {
                 long took = System.nanoTime() - start;
                 deadline.record(took);
                 latency.record(took, TimeUnit.NANOSECONDS);
+                if (log.isDebugEnabled()) {
+                    log.debug("FindMatches of {} blocks answered in {} µs (deadline {} µs)", seqHashes.length, took / 1000,
+                            budget / 1000);
+                }
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
                 Map<String, Integer> out = new HashMap<>();
                 for (WorkerMatch m : response.getMatchesList()) {

@@ -35,6 +35,7 @@ public final class GrpcEndpoint implements AutoCloseable {
     private final List<ServerInterceptor> interceptors;
     private final Set<String> inlineMethods;
     private final HealthStatusManager health = new HealthStatusManager();
+    private SharedEventLoop loop;
     private Server server;
 
     /**
@@ -61,6 +62,12 @@ public final class GrpcEndpoint implements AutoCloseable {
         this(name, host, port, services, List.of());
     }
 
+    /** Serves on {@code loop}'s thread (set before {@link #start()}): see {@link SharedEventLoop}. */
+    public synchronized GrpcEndpoint onLoop(SharedEventLoop loop) {
+        this.loop = loop;
+        return this;
+    }
+
     /** Binds and starts; fails with a message naming the port when it is taken. */
     public synchronized GrpcEndpoint start() {
         if (server != null) {
@@ -71,6 +78,9 @@ public final class GrpcEndpoint implements AutoCloseable {
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .addService(health.getHealthService());
+        if (loop != null) {
+            loop.serve(builder);
+        }
         if (!inlineMethods.isEmpty()) {
             Executor inline = Runnable::run;
             builder.callExecutor(new ServerCallExecutorSupplier() {

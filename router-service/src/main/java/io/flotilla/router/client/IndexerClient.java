@@ -6,6 +6,7 @@ import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.flotilla.protocol.v1.WorkerMatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.flotilla.protocol.grpc.SharedEventLoop;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -55,13 +56,22 @@ public final class IndexerClient implements AutoCloseable {
         this(address, new DeadlineEstimator(DeadlineEstimator.Settings.fixed(deadline)), new SimpleMeterRegistry());
     }
 
-    /** @param registry gets {@code flotilla.router.indexer.latency}: the answered calls, as the router waited for them */
     public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry) {
+        this(address, deadline, registry, null);
+    }
+
+    /**
+     * @param registry gets {@code flotilla.router.indexer.latency}: the answered calls, as the router waited for them
+     * @param loop     the I/O thread the channel runs on (the router's gRPC server's, so a Route's indexer call
+     *                 and its answer never change threads); null for gRPC's shared default
+     */
+    public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry, SharedEventLoop loop) {
         this.latency = Timer.builder("flotilla.router.indexer.latency")
                 .description("FindMatches calls answered in time, from sent to answer handled (the router's side)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(50_000))
                 .maximumExpectedValue(Duration.ofSeconds(1)).register(registry);
-        this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor().build();
+        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor();
+        this.channel = (loop == null ? builder : loop.connect(builder)).build();
         this.stub = IndexerServiceGrpc.newBlockingStub(channel);
         this.async = IndexerServiceGrpc.newStub(channel);
         channel.getState(true); // connect now: the first FindMatches must not pay the connection setup

@@ -41,6 +41,8 @@ import java.time.Duration;
  * @param seed                  seed of the random baseline and softmax sampling (0: from the clock)
  * @param capacityCoalesce      WatchCapacity: changes within this long of the last update are sent together at its end
  * @param capacityHeartbeat     WatchCapacity: the state is sent again after this long without a change
+ * @param sharedEventLoop       the gRPC server and the indexer channel share one I/O thread, so a Route's
+ *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
  */
 @Validated
 @ConfigurationProperties("flotilla.router")
@@ -66,7 +68,8 @@ public record RouterProperties(
         @DefaultValue("120s") Duration approxTtl,
         @DefaultValue("0") long seed,
         @DefaultValue("2ms") Duration capacityCoalesce,
-        @DefaultValue("5s") Duration capacityHeartbeat) {
+        @DefaultValue("5s") Duration capacityHeartbeat,
+        @DefaultValue("true") boolean sharedEventLoop) {
 
     /** The FindMatches deadline's settings: fixed when {@code indexerDeadline} is set, else adaptive. */
     public DeadlineEstimator.Settings indexerDeadlineSettings() {

@@ -24,7 +24,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import io.flotilla.protocol.grpc.SharedEventLoop;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -65,10 +68,17 @@ class RouterWiring {
         return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
     }
 
+    /** The router's gRPC I/O thread, shared by its server and its indexer channel (see {@link SharedEventLoop}). */
     @Bean(destroyMethod = "close")
-    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry) {
+    @ConditionalOnProperty(prefix = "flotilla.router", name = "shared-event-loop", havingValue = "true", matchIfMissing = true)
+    SharedEventLoop routerEventLoop() {
+        return new SharedEventLoop("router-io");
+    }
+
+    @Bean(destroyMethod = "close")
+    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop) {
         IndexerClient client = new IndexerClient(p.indexerAddress(), new DeadlineEstimator(p.indexerDeadlineSettings()),
-                registry);
+                registry, routerEventLoop.getIfAvailable());
         Gauge.builder("flotilla.router.indexer.deadline", client, c -> c.deadline().deadlineNanos() / 1e9)
                 .baseUnit("seconds").description("The FindMatches deadline now").register(registry);
         Gauge.builder("flotilla.router.indexer.tail", client, c -> Math.max(0, c.deadline().tailNanos()) / 1e9)

@@ -115,6 +115,9 @@ public final class CapacityPublisher implements AutoCloseable {
 
     /** Capacity may have changed: a booking, a release, a load report, membership. Any thread; never blocks. */
     public void changed() {
+        if (watcherCount == 0) {
+            return; // nobody to tell; a new watcher gets the state as it is then
+        }
         if (!dirty.compareAndSet(false, true)) {
             return; // an update is already due and will read the state as it is then
         }
@@ -211,7 +214,7 @@ public final class CapacityPublisher implements AutoCloseable {
     }
 
     private void heartbeat() {
-        if (!closed && scheduler.now(TimeUnit.NANOSECONDS) - lastSentNanos >= heartbeatNanos) {
+        if (!closed && !watchers.isEmpty() && scheduler.now(TimeUnit.NANOSECONDS) - lastSentNanos >= heartbeatNanos) {
             broadcast(state.get());
         }
     }

@@ -68,6 +68,24 @@ class CapacityPublisherTest {
     }
 
     @Test
+    void withoutWatchersNothingIsBuilt() {
+        java.util.concurrent.atomic.AtomicInteger builds = new java.util.concurrent.atomic.AtomicInteger();
+        CapacityPublisher idle = new CapacityPublisher(() -> {
+            builds.incrementAndGet();
+            return state.get();
+        }, "router-b", time, new CapacityPublisher.Settings(COALESCE, HEARTBEAT), new SimpleMeterRegistry()).start();
+
+        idle.changed();
+        time.advanceTimeBy(HEARTBEAT.multipliedBy(2));
+        assertThat(builds).hasValue(0);
+
+        FakeStream<CapacityUpdate> w = new FakeStream<>();
+        idle.watch(WatchCapacityRequest.getDefaultInstance(), w);
+        assertThat(w.sent).hasSize(1);
+        assertThat(builds).hasValue(1);
+    }
+
+    @Test
     void aChangeThatLeavesTheStateAsItWasSendsNothing() {
         FakeStream<CapacityUpdate> w = watch();
         time.advanceTimeBy(Duration.ofSeconds(1));

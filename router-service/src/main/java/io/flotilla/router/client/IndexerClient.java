@@ -76,11 +76,14 @@ public final class IndexerClient implements AutoCloseable {
         this.async = IndexerServiceGrpc.newStub(channel);
         channel.getState(true); // connect now: the first FindMatches must not pay the connection setup
         this.deadline = deadline;
+        // The breaker is for an indexer that does not answer, not for one that is sometimes late: while
+        // more than one call in five is answered in time, asking is worth its deadline (at 50 % it opened
+        // on the misses of a cold start and threw away the answers of the calls it then skipped).
         this.breaker = CircuitBreaker.of("indexer", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
+                .failureRateThreshold(80)
                 .slowCallDurationThreshold(deadline.settings().ceiling())
                 .slowCallRateThreshold(80)
                 .waitDurationInOpenState(Duration.ofSeconds(2))

@@ -41,7 +41,9 @@ public final class GrpcEndpoint implements AutoCloseable {
     /**
      * @param inlineMethods full names of methods ({@code package.Service/Method}) whose handlers never
      *                      block: they run on the transport thread that read the call, which saves a
-     *                      thread hand-off per call; every other method runs on the default executor
+     *                      thread hand-off per call; every other method runs on the default executor.
+     *                      Only when every method is inline is that guaranteed for every call (the
+     *                      server then has no executor; the health service never blocks either)
      */
     public GrpcEndpoint(String name, String host, int port, List<BindableService> services,
                         List<ServerInterceptor> interceptors, Set<String> inlineMethods) {
@@ -81,7 +83,11 @@ public final class GrpcEndpoint implements AutoCloseable {
         if (loop != null) {
             loop.serve(builder);
         }
-        if (!inlineMethods.isEmpty()) {
+        if (!inlineMethods.isEmpty() && inlineMethods.containsAll(methodsOf(services))) {
+            // Every method inline: no executor at all. (A call executor supplier is not enough for that:
+            // gRPC looks the method up on its default executor first and may run the handler there.)
+            builder.directExecutor();
+        } else if (!inlineMethods.isEmpty()) {
             Executor inline = Runnable::run;
             builder.callExecutor(new ServerCallExecutorSupplier() {
                 @Override
@@ -101,6 +107,14 @@ public final class GrpcEndpoint implements AutoCloseable {
         }
         log.info("{} serving gRPC on {}:{}", name, host, port());
         return this;
+    }
+
+    private static Set<String> methodsOf(List<BindableService> services) {
+        Set<String> out = new java.util.HashSet<>();
+        for (BindableService s : services) {
+            s.bindService().getMethods().forEach(m -> out.add(m.getMethodDescriptor().getFullMethodName()));
+        }
+        return out;
     }
 
     /** The bound port (useful when started on port 0). */

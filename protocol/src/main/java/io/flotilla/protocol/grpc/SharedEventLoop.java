@@ -12,6 +12,7 @@ import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,6 +43,15 @@ public final class SharedEventLoop implements AutoCloseable {
     /** Runs {@code builder}'s channel on this loop. */
     public NettyChannelBuilder connect(NettyChannelBuilder builder) {
         return builder.eventLoopGroup(group).channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class);
+    }
+
+    /**
+     * The loop's thread as an executor, for work that should run where the I/O happens (a task
+     * submitted from the loop's own thread runs right after the current one, without waking anything).
+     * Do not shut it down: {@link #close()} does.
+     */
+    public ScheduledExecutorService executor() {
+        return group.next();
     }
 
     /** Stops the thread; servers and channels on it must be shut down first. */

@@ -67,7 +67,7 @@ public record RouterProperties(
         @DefaultValue("10m") Duration sequenceTtl,
         @DefaultValue("120s") Duration approxTtl,
         @DefaultValue("0") long seed,
-        @DefaultValue("2ms") Duration capacityCoalesce,
+        @DefaultValue("1ms") Duration capacityCoalesce,
         @DefaultValue("5s") Duration capacityHeartbeat,
         @DefaultValue("true") boolean sharedEventLoop) {
 

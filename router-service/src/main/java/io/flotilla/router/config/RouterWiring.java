@@ -116,17 +116,24 @@ class RouterWiring {
         return engine;
     }
 
-    /** The thread that builds and sends WatchCapacity updates (one, so updates go out in order). */
-    @Bean(destroyMethod = "dispose")
-    Scheduler capacityScheduler() {
-        return Schedulers.newSingle("router-capacity", true);
+    /**
+     * The thread that builds and sends WatchCapacity updates (one, so updates go out in order): the
+     * router's I/O thread when it has one, so that a Release read there is followed by its update
+     * written there, with no thread woken in between; else a thread of its own.
+     */
+    @Bean(destroyMethod = "")
+    Scheduler capacityScheduler(ObjectProvider<SharedEventLoop> routerEventLoop) {
+        SharedEventLoop loop = routerEventLoop.getIfAvailable();
+        // The event loop's scheduler is not disposed here: disposing would shut the loop down; closing it does.
+        return loop != null ? Schedulers.fromExecutorService(loop.executor(), "router-io")
+                : Schedulers.newSingle("router-capacity", true);
     }
 
     @Bean
     CapacityPublisher capacityPublisher(RouterEngine engine, RouterProperties p, Scheduler capacityScheduler,
                                         MeterRegistry registry) {
         CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
-                new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
+                System::nanoTime, new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
         engine.onCapacityChange(publisher::changed);
         return publisher;
     }

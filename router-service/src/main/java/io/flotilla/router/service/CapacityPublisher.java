@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -66,6 +67,7 @@ public final class CapacityPublisher implements AutoCloseable {
     private final Supplier<List<ModelCapacity>> state;
     private final String routerId;
     private final Scheduler scheduler;
+    private final LongSupplier nanoTime;
     private final long coalesceNanos;
     private final long heartbeatNanos;
     private final AtomicBoolean dirty = new AtomicBoolean();
@@ -85,14 +87,20 @@ public final class CapacityPublisher implements AutoCloseable {
     private long lastSentNanos;
     private boolean closed;
 
+    /**
+     * @param scheduler runs every task of the publisher, one at a time; its {@code now} is the wall clock
+     *                  of {@code CapacityUpdate.ts}
+     * @param nanoTime  the monotonic clock of coalescing, heartbeats and the push delay ({@code System::nanoTime})
+     */
     public CapacityPublisher(Supplier<List<ModelCapacity>> state, String routerId, Scheduler scheduler,
-                             Settings settings, MeterRegistry registry) {
+                             LongSupplier nanoTime, Settings settings, MeterRegistry registry) {
         this.state = Objects.requireNonNull(state, "state");
         this.routerId = Objects.requireNonNull(routerId, "routerId");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.coalesceNanos = settings.coalesce().toNanos();
         this.heartbeatNanos = settings.heartbeat().toNanos();
-        this.lastBuildNanos = scheduler.now(TimeUnit.NANOSECONDS) - coalesceNanos;
+        this.lastBuildNanos = nanoTime.getAsLong() - coalesceNanos;
         Gauge.builder("flotilla.router.capacity.watchers", this, p -> p.watcherCount)
                 .description("Open WatchCapacity streams").register(registry);
         sent = Counter.builder("flotilla.router.capacity.updates")
@@ -121,7 +129,7 @@ public final class CapacityPublisher implements AutoCloseable {
         if (!dirty.compareAndSet(false, true)) {
             return; // an update is already due and will read the state as it is then
         }
-        long now = scheduler.now(TimeUnit.NANOSECONDS);
+        long now = nanoTime.getAsLong();
         dirtySinceNanos = now;
         long wait = lastBuildNanos + coalesceNanos - now;
         try {
@@ -199,7 +207,7 @@ public final class CapacityPublisher implements AutoCloseable {
     }
 
     private void flush() {
-        long now = scheduler.now(TimeUnit.NANOSECONDS);
+        long now = nanoTime.getAsLong();
         lastBuildNanos = now;
         long since = dirtySinceNanos;
         dirty.set(false);
@@ -209,12 +217,12 @@ public final class CapacityPublisher implements AutoCloseable {
         List<ModelCapacity> models = state.get();
         if (!models.equals(last)) {
             broadcast(models);
-            pushDelay.record(Math.max(0, scheduler.now(TimeUnit.NANOSECONDS) - since), TimeUnit.NANOSECONDS);
+            pushDelay.record(Math.max(0, nanoTime.getAsLong() - since), TimeUnit.NANOSECONDS);
         }
     }
 
     private void heartbeat() {
-        if (!closed && !watchers.isEmpty() && scheduler.now(TimeUnit.NANOSECONDS) - lastSentNanos >= heartbeatNanos) {
+        if (!closed && !watchers.isEmpty() && nanoTime.getAsLong() - lastSentNanos >= heartbeatNanos) {
             broadcast(state.get());
         }
     }
@@ -223,7 +231,7 @@ public final class CapacityPublisher implements AutoCloseable {
         last = models;
         lastUpdate = CapacityUpdate.newBuilder().setRouterId(routerId).setVersion(++version)
                 .setTs(scheduler.now(TimeUnit.MILLISECONDS)).addAllModels(models).build();
-        lastSentNanos = scheduler.now(TimeUnit.NANOSECONDS);
+        lastSentNanos = nanoTime.getAsLong();
         Map<Set<String>, CapacityUpdate> filtered = new HashMap<>();
         for (Watcher w : List.copyOf(watchers)) {
             w.offer(lastUpdate, filtered);

@@ -54,6 +54,10 @@ import java.util.regex.Pattern;
  *   router-sync apply lag.</li>
  * </ul>
  *
+ * <p>With {@code -Dreplica.own=true} it needs no cluster (and no cluster lock): it starts its own Kafka
+ * broker and two router processes ({@code router-service-exec.jar}) on free ports, and stops them;
+ * {@code -Dreplica.router-args="--flotilla.router.capacity-coalesce=0ms"} passes settings to both.
+ *
  * <pre>
  * bin/flotilla up -d --routers 2
  * ./mvnw -q -pl router-service -am test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test
@@ -66,11 +70,27 @@ public final class ReplicaBenchmark {
     private static final int CAPACITY_BLOCKS = 1000;
     private static final int BS = 16;
 
+    /** Where the replicas are: the local cluster's ports, or the ones {@link OwnCluster} picked. */
+    private static String kafkaAddress = "127.0.0.1:" + Ports.KAFKA;
+    private static int[] grpcPorts = {Ports.routerGrpc(0), Ports.routerGrpc(1)};
+    private static int[] managementPorts = {Ports.routerManagement(0), Ports.routerManagement(1)};
+
     public static void main(String[] args) throws Exception {
+        if (Boolean.getBoolean("replica.own")) {
+            try (OwnCluster own = new OwnCluster()) {
+                run(args);
+            }
+        } else {
+            run(args);
+        }
+        System.exit(0);
+    }
+
+    private static void run(String[] args) throws Exception {
         String what = args.length > 0 ? args[0] : "push";
         String model = "replica-bench-" + Long.toHexString(System.nanoTime());
         int workers = what.equals("push") ? 1 : 4;
-        try (Producer<String, Object> kafka = ProtoProducers.create("127.0.0.1:" + Ports.KAFKA, "replica-bench", 5000, Map.of())) {
+        try (Producer<String, Object> kafka = ProtoProducers.create(kafkaAddress, "replica-bench", 5000, Map.of())) {
             for (int i = 0; i < workers; i++) {
                 kafka.send(new ProducerRecord<>(Topics.WORKERS.name(), model + "-" + i, status(model, i, WorkerState.WORKER_STATE_READY))).get();
             }
@@ -86,7 +106,63 @@ public final class ReplicaBenchmark {
                 }
             }
         }
-        System.exit(0);
+    }
+
+    /** A Kafka broker and two router processes of this checkout on free ports. */
+    private static final class OwnCluster implements AutoCloseable {
+        final io.flotilla.cluster.kafka.KafkaBroker broker;
+        final List<Process> routers = new ArrayList<>();
+
+        OwnCluster() throws Exception {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("replica-bench-");
+            broker = new io.flotilla.cluster.kafka.KafkaBroker(io.flotilla.cluster.kafka.KafkaBroker.Config.forTests(dir)).start();
+            kafkaAddress = broker.bootstrapServers();
+            String jar = java.nio.file.Path.of("router-service/target/router-service-exec.jar").toAbsolutePath().toString();
+            for (int n = 0; n < 2; n++) {
+                grpcPorts[n] = io.flotilla.cluster.kafka.KafkaBroker.freePort();
+                managementPorts[n] = io.flotilla.cluster.kafka.KafkaBroker.freePort();
+                List<String> cmd = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m", "-XX:+UseSerialGC", "-XX:MetaspaceSize=128m", "-jar", jar,
+                        "--spring.kafka.bootstrap-servers=" + kafkaAddress, "--server.port=" + managementPorts[n],
+                        "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + grpcPorts[n],
+                        "--flotilla.router.indexer-address=127.0.0.1:1"));
+                for (String arg : System.getProperty("replica.router-args", "").split(" ")) {
+                    if (!arg.isBlank()) {
+                        cmd.add(arg); // e.g. --flotilla.router.capacity-coalesce=0ms
+                    }
+                }
+                routers.add(new ProcessBuilder(cmd)
+                        .redirectErrorStream(true).redirectOutput(dir.resolve("router-" + n + ".log").toFile()).start());
+            }
+            HttpClient http = HttpClient.newHttpClient();
+            for (int n = 0; n < 2; n++) {
+                URI health = URI.create("http://127.0.0.1:" + managementPorts[n] + "/actuator/health");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (true) {
+                    try {
+                        if (http.send(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                            break;
+                        }
+                    } catch (java.io.IOException notYet) {
+                        // starting
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("router " + n + " did not start; see " + dir);
+                    }
+                    Thread.sleep(250);
+                }
+            }
+            System.out.println("own cluster: Kafka " + kafkaAddress + ", routers on gRPC " + grpcPorts[0] + " and " + grpcPorts[1]);
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (Process p : routers) {
+                p.destroy();
+                p.waitFor(20, TimeUnit.SECONDS);
+            }
+            broker.closeAndDelete();
+        }
     }
 
     private static void push(String model, int cycles) throws Exception {
@@ -95,22 +171,26 @@ public final class ReplicaBenchmark {
         Watcher watch = new Watcher(a, model);
         watch.await(m -> m.getWorkersCount() == 1);
         for (Replica releaseOn : List.of(a, b)) {
-            Histogram h = new Histogram(10_000_000_000L, 3);
+            Histogram update = new Histogram(10_000_000_000L, 3);
+            Histogram ack = new Histogram(10_000_000_000L, 3);
             for (int i = 0; i < 200 + cycles; i++) { // 200 warm-up cycles
                 String id = "push-" + releaseOn.n + "-" + i;
-                releaseOn.route(model, id, CAPACITY_BLOCKS * BS);
+                // The replica may not have applied the previous cycle's Release yet (router-sync lag): retry while busy.
+                while (releaseOn.route(model, id, CAPACITY_BLOCKS * BS).getBusy()) {
+                    Thread.sleep(1);
+                }
                 watch.await(ModelCapacity::getSaturated);
                 long start = System.nanoTime();
                 releaseOn.release(id);
+                long acked = System.nanoTime();
                 watch.await(m -> !m.getSaturated());
                 if (i >= 200) {
-                    h.recordValue(System.nanoTime() - start);
+                    update.recordValue(System.nanoTime() - start);
+                    ack.recordValue(acked - start);
                 }
             }
             System.out.printf("push, watching router 0, Release sent to router %d: %d cycles; Release → update not saturated "
-                            + "p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n", releaseOn.n, cycles,
-                    h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(90) / 1e6, h.getValueAtPercentile(99) / 1e6,
-                    h.getMaxValue() / 1e6);
+                            + "%s; the Release call's own round trip (its Ack) %s%n", releaseOn.n, cycles, text(update), text(ack));
         }
     }
 
@@ -167,6 +247,11 @@ public final class ReplicaBenchmark {
         }
     }
 
+    private static String text(Histogram h) {
+        return String.format("p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms", h.getValueAtPercentile(50) / 1e6,
+                h.getValueAtPercentile(90) / 1e6, h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6);
+    }
+
     private static WorkerStatus status(String model, int i, WorkerState state) {
         return WorkerStatus.newBuilder().setWorkerId(model + "-" + i).setEpoch(1).setRole(WorkerRole.WORKER_ROLE_AGGREGATED)
                 .setModel(model).setEndpoint("127.0.0.1:1").setBlockSize(BS).setKvLayout("bf16/bs16/paged")
@@ -183,12 +268,12 @@ public final class ReplicaBenchmark {
 
         Replica(int n) {
             this.n = n;
-            this.channel = NettyChannelBuilder.forAddress("127.0.0.1", Ports.routerGrpc(n)).usePlaintext().build();
+            this.channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPorts[n]).usePlaintext().build();
             this.stub = RouterServiceGrpc.newBlockingStub(channel);
         }
 
-        void route(String model, String id, int isl) {
-            stub.withDeadlineAfter(5, TimeUnit.SECONDS)
+        io.flotilla.protocol.v1.RouteDecision route(String model, String id, int isl) {
+            return stub.withDeadlineAfter(5, TimeUnit.SECONDS)
                     .route(RouteRequest.newBuilder().setRequestId(id).setModel(model).setIsl(isl).setBlockSize(BS).build());
         }
 
@@ -198,7 +283,7 @@ public final class ReplicaBenchmark {
 
         String status() {
             try {
-                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + Ports.routerManagement(n)
+                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPorts[n]
                         + "/actuator/router")).build(), HttpResponse.BodyHandlers.ofString()).body();
             } catch (Exception e) {
                 throw new IllegalStateException(e);

@@ -11,6 +11,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +29,7 @@ class CapacityPublisherTest {
     private final AtomicReference<List<ModelCapacity>> state = new AtomicReference<>(List.of(model("m", 2, false)));
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final CapacityPublisher publisher = new CapacityPublisher(state::get, "router-a", time,
-            new CapacityPublisher.Settings(COALESCE, HEARTBEAT), registry).start();
+            () -> time.now(TimeUnit.NANOSECONDS), new CapacityPublisher.Settings(COALESCE, HEARTBEAT), registry).start();
 
     @AfterEach
     void stop() {
@@ -73,7 +74,7 @@ class CapacityPublisherTest {
         CapacityPublisher idle = new CapacityPublisher(() -> {
             builds.incrementAndGet();
             return state.get();
-        }, "router-b", time, new CapacityPublisher.Settings(COALESCE, HEARTBEAT), new SimpleMeterRegistry()).start();
+        }, "router-b", time, () -> time.now(TimeUnit.NANOSECONDS), new CapacityPublisher.Settings(COALESCE, HEARTBEAT), new SimpleMeterRegistry()).start();
 
         idle.changed();
         time.advanceTimeBy(HEARTBEAT.multipliedBy(2));

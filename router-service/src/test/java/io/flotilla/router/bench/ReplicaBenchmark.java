@@ -70,14 +70,17 @@ public final class ReplicaBenchmark {
     private static final int CAPACITY_BLOCKS = 1000;
     private static final int BS = 16;
 
-    /** Where the replicas are: the local cluster's ports, or the ones {@link OwnCluster} picked. */
+    /** Where the replicas are: the local cluster's ports, or the ones {@link OwnRouters} picked. */
     private static String kafkaAddress = "127.0.0.1:" + Ports.KAFKA;
     private static int[] grpcPorts = {Ports.routerGrpc(0), Ports.routerGrpc(1)};
     private static int[] managementPorts = {Ports.routerManagement(0), Ports.routerManagement(1)};
 
     public static void main(String[] args) throws Exception {
         if (Boolean.getBoolean("replica.own")) {
-            try (OwnCluster own = new OwnCluster()) {
+            try (OwnRouters own = new OwnRouters(System.getProperty("replica.router-args", ""))) {
+                kafkaAddress = own.kafkaAddress();
+                grpcPorts = own.grpcPorts();
+                managementPorts = own.managementPorts();
                 run(args);
             }
         } else {
@@ -105,63 +108,6 @@ public final class ReplicaBenchmark {
                     kafka.send(new ProducerRecord<>(Topics.WORKERS.name(), model + "-" + i, status(model, i, WorkerState.WORKER_STATE_STOPPED))).get();
                 }
             }
-        }
-    }
-
-    /** A Kafka broker and two router processes of this checkout on free ports. */
-    private static final class OwnCluster implements AutoCloseable {
-        final io.flotilla.cluster.kafka.KafkaBroker broker;
-        final List<Process> routers = new ArrayList<>();
-
-        OwnCluster() throws Exception {
-            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("replica-bench-");
-            broker = new io.flotilla.cluster.kafka.KafkaBroker(io.flotilla.cluster.kafka.KafkaBroker.Config.forTests(dir)).start();
-            kafkaAddress = broker.bootstrapServers();
-            String jar = java.nio.file.Path.of("router-service/target/router-service-exec.jar").toAbsolutePath().toString();
-            for (int n = 0; n < 2; n++) {
-                grpcPorts[n] = io.flotilla.cluster.kafka.KafkaBroker.freePort();
-                managementPorts[n] = io.flotilla.cluster.kafka.KafkaBroker.freePort();
-                List<String> cmd = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m", "-XX:+UseSerialGC", "-XX:MetaspaceSize=128m", "-jar", jar,
-                        "--spring.kafka.bootstrap-servers=" + kafkaAddress, "--server.port=" + managementPorts[n],
-                        "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + grpcPorts[n],
-                        "--flotilla.router.indexer-address=127.0.0.1:1"));
-                for (String arg : System.getProperty("replica.router-args", "").split(" ")) {
-                    if (!arg.isBlank()) {
-                        cmd.add(arg); // e.g. --flotilla.router.capacity-coalesce=0ms
-                    }
-                }
-                routers.add(new ProcessBuilder(cmd)
-                        .redirectErrorStream(true).redirectOutput(dir.resolve("router-" + n + ".log").toFile()).start());
-            }
-            HttpClient http = HttpClient.newHttpClient();
-            for (int n = 0; n < 2; n++) {
-                URI health = URI.create("http://127.0.0.1:" + managementPorts[n] + "/actuator/health");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (true) {
-                    try {
-                        if (http.send(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                            break;
-                        }
-                    } catch (java.io.IOException notYet) {
-                        // starting
-                    }
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("router " + n + " did not start; see " + dir);
-                    }
-                    Thread.sleep(250);
-                }
-            }
-            System.out.println("own cluster: Kafka " + kafkaAddress + ", routers on gRPC " + grpcPorts[0] + " and " + grpcPorts[1]);
-        }
-
-        @Override
-        public void close() throws Exception {
-            for (Process p : routers) {
-                p.destroy();
-                p.waitFor(20, TimeUnit.SECONDS);
-            }
-            broker.closeAndDelete();
         }
     }
 

@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 /** {@code bin/flotilla}: start, inspect and stop the local cluster. */
 @Command(name = "flotilla", mixinStandardHelpOptions = true, version = "flotilla 0.1.0",
         description = "Runs a local Flotilla cluster: a real Kafka broker and every service as its own JVM.",
-        subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class,
+        subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class, KafkaCommand.class,
                 FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.CheckIdle.class})
 public final class FlotillaCli {
 
@@ -53,6 +53,10 @@ public final class FlotillaCli {
         String routerMode;
         @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
         String kafka;
+        @Option(names = "--kafka-config", paramLabel = "FILE",
+                description = "Properties file of spring.kafka.* client settings (security.protocol, properties.sasl.*, ssl.*) "
+                        + "every service imports, e.g. the client.properties `flotilla kafka` writes.")
+        Path kafkaConfig;
         @Option(names = "--timeout", defaultValue = "180", description = "Seconds to wait for every service to be healthy.")
         int timeoutSeconds;
         @Option(names = "--sim-speedup", defaultValue = "1.0",
@@ -118,9 +122,13 @@ public final class FlotillaCli {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
             }
+            Path clientConfig = kafkaConfig == null ? null : KafkaClientFile.check(workingDir().resolve(kafkaConfig));
+            if (clientConfig != null && kafka == null) {
+                throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
+            }
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, clientConfig, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -40,7 +40,7 @@ class TopicTailerTest {
             producer.send(new ProducerRecord<>(Topics.WORKERS.name(), "w1", WorkerStatus.newBuilder().setWorkerId("w1").build())).get();
             raw.send(new ProducerRecord<>(Topics.WORKERS.name(), "poison", new byte[]{(byte) 0xff, 0x7f})).get();
         }
-        try (TopicTailer<WorkerStatus> tailer = new TopicTailer<>("test", broker.bootstrapServers(), Topics.WORKERS.name(),
+        try (TopicTailer<WorkerStatus> tailer = new TopicTailer<>("test", broker.clientConfig(), Topics.WORKERS.name(),
                 new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(), records -> records.forEach(r -> {
                     if (r.value() == null) {
                         nullKeys.add(r.key());

@@ -122,8 +122,13 @@ public final class RouterEngine implements AutoCloseable {
     public ListWorkersResponse listWorkers() {
         ListWorkersResponse.Builder b = ListWorkersResponse.newBuilder();
         for (WorkerView w : directory.views()) {
+            io.flotilla.protocol.v1.WorkerStatus s = directory.status(w.id());
             b.addWorkersBuilder().setWorkerId(w.id()).setModel(w.model()).setRole(w.role()).setState(w.state())
-                    .setEndpoint(w.endpoint()).setBlockSize(w.blockSize()).setRoutable(w.acceptsRequests());
+                    .setEndpoint(w.endpoint()).setBlockSize(w.blockSize()).setRoutable(w.acceptsRequests())
+                    .setKvLayout(w.kvLayout()).setCapacityBlocks(w.totalKvBlocks())
+                    .setTokenizerId(s == null ? "" : s.getTokenizerId())
+                    .setTokenizerSource(s == null ? "" : s.getTokenizerSource())
+                    .setCapacitySource(s == null ? "" : s.getCapacitySource());
         }
         return b.build();
     }

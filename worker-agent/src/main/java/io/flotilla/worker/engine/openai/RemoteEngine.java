@@ -246,6 +246,11 @@ public abstract class RemoteEngine implements Engine {
         return scraper;
     }
 
+    /** Requests in flight to the engine (admitted, not yet finished). */
+    public int inFlight() {
+        return inFlight.streams().size();
+    }
+
     /** The samples behind the learned timing: {prefill, decode}. */
     public int[] timingSamples() {
         return timings.samples();

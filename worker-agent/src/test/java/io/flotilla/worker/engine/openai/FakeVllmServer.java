@@ -142,6 +142,11 @@ public final class FakeVllmServer implements AutoCloseable {
         kvConnector = on;
     }
 
+    /** What {@code /metrics} reports: running and waiting requests, KV usage, block size and {@code num_gpu_blocks}. */
+    public void setMetrics(int running, int waiting, double usage, int blockSize, int gpuBlocks) {
+        metrics = vllmMetrics(running, waiting, usage, blockSize, gpuBlocks);
+    }
+
     /** The status {@code /health} answers (200 = healthy). */
     public void setHealthStatus(int status) {
         healthStatus = status;

@@ -72,10 +72,10 @@ public final class FlotillaCli {
                 description = "Any other flotilla.planner setting, e.g. scaling.min-stable=20s or aggregated.max=4 (repeatable).")
         List<String> plannerOpts = new java.util.ArrayList<>();
         @Option(names = "--engine", defaultValue = "sim",
-                description = "Engine of every worker: sim (built-in simulation) or openai-http (an external vLLM/SGLang server per worker; default ${DEFAULT-VALUE}).")
+                description = "Engine of every worker: sim (built-in simulation), openai-http (an external vLLM server per worker, OpenAI API) or sglang (an external SGLang server per worker, native /generate API); default ${DEFAULT-VALUE}.")
         String engine;
         @Option(names = "--engine-url", paramLabel = "URL[,URL...]",
-                description = "With --engine openai-http: the engines' base URLs, one per worker, in worker order (prefill workers first).")
+                description = "With --engine openai-http or sglang: the engines' base URLs, one per worker, in worker order (prefill workers first).")
         String engineUrls;
         @Option(names = "--kv-events", paramLabel = "tcp://HOST:PORT[,...]",
                 description = "The engines' ZMQ KV event endpoints, one per worker (vLLM --kv-events-config endpoint).")
@@ -93,7 +93,7 @@ public final class FlotillaCli {
                         + "tokenizes --model with it and the workers hash in its tokenizer's namespace (default: cl100k_base and ChatML).")
         String modelDir;
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
-                description = "Tokens per KV block the workers hash with; with --engine openai-http it must equal the engines' --block-size (default 16).")
+                description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
 
         @Override

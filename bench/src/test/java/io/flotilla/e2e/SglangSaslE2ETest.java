@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.flotilla.cluster.kafka.KafkaBroker;
 import io.flotilla.cluster.launcher.ExternalEngines;
-import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
@@ -14,9 +13,6 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.kafka.Topic;
 import io.flotilla.protocol.kafka.Topics;
-import io.flotilla.protocol.v1.FindMatchesRequest;
-import io.flotilla.protocol.v1.IndexerServiceGrpc;
-import io.flotilla.protocol.v1.WorkerMatch;
 import io.flotilla.worker.engine.sglang.FakeSglangEngine;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -65,8 +61,7 @@ class SglangSaslE2ETest {
 
     private static KafkaBroker kafka;
     private static FakeSglangEngine[] engines;
-    private static LocalCluster cluster;
-    private static List<RunningService> started;
+    private static ClusterUnderTest cluster;
     private static ManagedChannel indexer;
 
     @BeforeAll
@@ -85,10 +80,8 @@ class SglangSaslE2ETest {
         ExternalEngines external = ExternalEngines.parse("sglang", engines[0].url() + "," + engines[1].url(),
                 engines[0].kvEvents() + "," + engines[1].kvEvents(),
                 engines[0].kvEventsReplay() + "," + engines[1].kvEventsReplay(), "fake/model", 2);
-        Path root = Path.of("").toAbsolutePath().getParent();
-        cluster = new LocalCluster(root, state, System.out);
-        started = cluster.up(2, 0, 0, "kv", kafka.bootstrapServers(), 1.0, PlannerOptions.SHADOW, external,
-                ServedModel.DEFAULT, clientConfig, Duration.ofSeconds(240));
+        cluster = ClusterUnderTest.start(state, c -> c.up(2, 0, 0, "kv", kafka.bootstrapServers(), 1.0,
+                PlannerOptions.SHADOW, external, ServedModel.DEFAULT, clientConfig, Duration.ofSeconds(240)));
         for (FakeSglangEngine e : engines) {
             e.awaitSubscriber(Duration.ofSeconds(30));
         }
@@ -103,8 +96,7 @@ class SglangSaslE2ETest {
         }
         try {
             if (cluster != null) {
-                cluster.down(Duration.ofSeconds(20));
-                assertThat(started).noneMatch(RunningService::alive);
+                cluster.close();
             }
         } finally {
             if (engines != null) {
@@ -128,7 +120,7 @@ class SglangSaslE2ETest {
             configs.forEach((resource, config) -> declared.get(resource.name()).configs().forEach((key, value) ->
                     assertThat(config.get(key).value()).as("%s %s", resource.name(), key).isEqualTo(value)));
         }
-        for (RunningService s : started) {
+        for (RunningService s : cluster.started()) {
             if (s.managementPort() > 0) {
                 JsonNode health = JSON.readTree(get("http://127.0.0.1:" + s.managementPort() + "/actuator/health"));
                 assertThat(health.at("/components/kafka/status").asText()).as("%s: %s", s.name(), health.path("components")
@@ -175,11 +167,7 @@ class SglangSaslE2ETest {
     }
 
     private static int matchedBlocks(String worker, long[] hashes) {
-        FindMatchesRequest.Builder r = FindMatchesRequest.newBuilder().setModel(MODEL).setBlockSize(16);
-        Arrays.stream(hashes).forEach(r::addSeqHashes);
-        return IndexerServiceGrpc.newBlockingStub(indexer).withDeadlineAfter(5, TimeUnit.SECONDS).findMatches(r.build())
-                .getMatchesList().stream().filter(m -> m.getWorkerId().equals(worker))
-                .mapToInt(WorkerMatch::getMatchedBlocks).findFirst().orElse(0);
+        return ClusterUnderTest.matchedBlocks(indexer, MODEL, worker, hashes);
     }
 
     private static HttpResponse<String> complete(int[] prompt) throws Exception {

@@ -285,6 +285,9 @@ public final class IndexService implements AutoCloseable {
 
     /** Runs {@code task} on the writer and waits for its result. */
     private <T> T call(Supplier<T> task) {
+        if (writer.isShutdown()) {
+            throw new IllegalStateException("the indexer is closed");
+        }
         CompletableFuture<T> result = new CompletableFuture<>();
         writer.execute(() -> {
             try {
@@ -303,9 +306,12 @@ public final class IndexService implements AutoCloseable {
         }
     }
 
-    /** Writes a last snapshot, then stops the feeds, the reconciler and the writer. */
+    /** Stops the feeds, writes a last snapshot, then stops the reconciler and the writer. Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (writer.isShutdown()) {
+            return;
+        }
         feeds.close();
         try {
             snapshotNow();

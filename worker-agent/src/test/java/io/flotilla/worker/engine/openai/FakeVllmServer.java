@@ -250,12 +250,14 @@ public final class FakeVllmServer implements AutoCloseable {
         return ids;
     }
 
-    private static void send(OutputStream out, String data) throws IOException {
+    /** One SSE event: {@code data: <data>} and a blank line. */
+    public static void send(OutputStream out, String data) throws IOException {
         out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
     }
 
-    private static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
+    /** A whole response; an empty body is sent without one. */
+    public static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", type);
         ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);

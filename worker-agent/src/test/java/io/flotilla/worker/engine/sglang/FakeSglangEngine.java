@@ -2,6 +2,8 @@ package io.flotilla.worker.engine.sglang;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.flotilla.worker.engine.openai.FakeVllmServer;
+import io.flotilla.worker.engine.vllm.FakePrefixCache;
 import io.flotilla.worker.engine.vllm.FakeVllmPublisher;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -9,21 +11,15 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import static io.flotilla.worker.engine.vllm.MsgspecWire.batchArray;
 import static io.flotilla.worker.engine.vllm.MsgspecWire.storedArray;
-import static io.flotilla.worker.engine.vllm.MsgspecWire.u64;
 
 /**
  * One SGLang server as a worker agent sees it on the wire, written from SGLang's sources:
@@ -50,9 +46,6 @@ public final class FakeSglangEngine implements AutoCloseable {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private record PageKey(Long parent, List<Integer> tokens) {
-    }
-
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "fake-sglang-http");
@@ -61,8 +54,7 @@ public final class FakeSglangEngine implements AutoCloseable {
     });
     private final FakeVllmPublisher events = new FakeVllmPublisher("kv-events");
     private final int pageSize;
-    private final Random hashes;
-    private final Map<PageKey, Long> cached = new HashMap<>();
+    private final FakePrefixCache cache;
     private final List<int[]> prompts = new ArrayList<>();
     final List<JsonNode> requests = new CopyOnWriteArrayList<>();
     volatile int[] tokens = {101, 102, 103};
@@ -74,7 +66,7 @@ public final class FakeSglangEngine implements AutoCloseable {
 
     private FakeSglangEngine(int pageSize, long seed) throws IOException {
         this.pageSize = pageSize;
-        this.hashes = new Random(seed);
+        this.cache = new FakePrefixCache(pageSize, seed);
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(executor);
         server.createContext("/generate", this::generate);
@@ -182,54 +174,20 @@ public final class FakeSglangEngine implements AutoCloseable {
     /** Caches the prompt's full pages; returns the prompt tokens that were cached before (whole pages). */
     private synchronized int admit(int[] prompt) {
         prompts.add(prompt.clone());
-        int full = prompt.length / pageSize;
-        Long parent = null;
-        int hit = 0;
-        while (hit < full) {
-            Long h = cached.get(key(parent, prompt, hit));
-            if (h == null) {
-                break;
-            }
-            parent = h;
-            hit++;
+        FakePrefixCache.Admission a = cache.admit(prompt);
+        if (!a.stored().isEmpty()) {
+            events.publish(batchArray(1_700_000_000.0 + batches++, List.of(storedArray(a.stored(), a.parent(),
+                    a.tokens(), pageSize, null, "GPU", false)), 0));
         }
-        if (hit < full) {
-            Long firstParent = parent;
-            List<Object> stored = new ArrayList<>();
-            for (int b = hit; b < full; b++) {
-                long h = hashes.nextLong();
-                cached.put(key(parent, prompt, b), h);
-                stored.add(u64(h));
-                parent = h;
-            }
-            byte[] payload = batchArray(1_700_000_000.0 + batches++, List.of(storedArray(stored,
-                    firstParent == null ? null : u64(firstParent), Arrays.copyOfRange(prompt, hit * pageSize, full * pageSize),
-                    pageSize, null, "GPU", false)), 0);
-            events.publish(payload);
-        }
-        return Math.min(hit * pageSize, prompt.length - 1);
-    }
-
-    private PageKey key(Long parent, int[] prompt, int page) {
-        List<Integer> t = new ArrayList<>(pageSize);
-        for (int i = page * pageSize; i < (page + 1) * pageSize; i++) {
-            t.add(prompt[i]);
-        }
-        return new PageKey(parent, t);
+        return Math.min(a.hitBlocks() * pageSize, prompt.length - 1);
     }
 
     private static void send(OutputStream out, String data) throws IOException {
-        out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        FakeVllmServer.send(out, data);
     }
 
     private static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
-        }
+        FakeVllmServer.reply(ex, status, type, body);
     }
 
     @Override

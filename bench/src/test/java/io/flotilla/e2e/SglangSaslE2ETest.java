@@ -13,6 +13,9 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.kafka.Topic;
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.GenerateRequest;
+import io.flotilla.protocol.v1.StopConditions;
+import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.flotilla.worker.engine.sglang.FakeSglangEngine;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -133,18 +136,33 @@ class SglangSaslE2ETest {
     @Test
     @Order(2)
     void completionsAreServedBySglangWhetherItStreamsCumulativeOutputOrDeltas() throws Exception {
-        for (int k = 0; k < 4; k++) {
-            HttpResponse<String> r = complete(tokens(40, 10 + k));
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-            JsonNode body = JSON.readTree(r.body());
-            assertThat(body.at("/usage/completion_tokens").asInt()).as("the fake's three tokens, each relayed once").isEqualTo(3);
-            assertThat(body.at("/choices/0/text").asText()).isNotEmpty();
+        HttpResponse<String> r = complete(tokens(40, 10));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(r.body());
+        assertThat(body.at("/usage/completion_tokens").asInt()).as("the fake's three tokens, each relayed once").isEqualTo(3);
+        assertThat(body.at("/choices/0/text").asText()).isNotEmpty();
+        for (int n = 0; n < 2; n++) { // worker 0's engine streams cumulative output, worker 1's deltas
+            assertThat(generateOn(n, tokens(24, 20 + n))).as("worker-%d relays each id once", n).containsExactly(101, 102, 103);
+            var req = engines[n].requests().get(engines[n].requests().size() - 1);
+            assertThat(req.path("input_ids").size()).isEqualTo(24);
+            assertThat(req.path("sampling_params").path("max_new_tokens").asInt()).isEqualTo(8);
         }
-        assertThat(engines[0].requests()).isNotEmpty();
-        assertThat(engines[1].requests()).as("both workers served").isNotEmpty();
-        var req = engines[0].requests().get(0);
-        assertThat(req.path("input_ids").isArray()).isTrue();
-        assertThat(req.path("sampling_params").path("max_new_tokens").asInt()).isEqualTo(8);
+    }
+
+    /** A request straight to worker n's WorkerService; the token ids it streamed. */
+    private static List<Integer> generateOn(int n, int[] prompt) {
+        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", Ports.workerGrpc(n)).usePlaintext().build();
+        try {
+            GenerateRequest.Builder r = GenerateRequest.newBuilder().setRequestId("sglang-e2e-" + n + "-" + System.nanoTime())
+                    .setModel(MODEL).setStop(StopConditions.newBuilder().setMaxTokens(8));
+            Arrays.stream(prompt).forEach(r::addTokenIds);
+            List<Integer> ids = new java.util.ArrayList<>();
+            WorkerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS).generate(r.build())
+                    .forEachRemaining(c -> ids.addAll(c.getTokenIdsList()));
+            return ids;
+        } finally {
+            ch.shutdownNow();
+        }
     }
 
     @Test

@@ -21,6 +21,7 @@ import java.time.Duration;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "management.server.port=0",
+        "flotilla.kafka.startup-check-timeout=0",
         "flotilla.gateway.route-timeout=10s",
         "flotilla.gateway.router-call-timeout=10s",
         "flotilla.gateway.max-request-size=64KB",

@@ -18,13 +18,21 @@ import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.annotation.Value;
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.protocol.hash.KvNamespace;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import io.flotilla.kafka.boot.KafkaTopicUse;
+import io.flotilla.protocol.kafka.Topics;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -64,9 +72,34 @@ class GatewayConfig {
         return new WorkerClient(properties.prefillTimeout());
     }
 
+    /**
+     * The served models, each checked against its workers' block-hash namespace: the tokenizer (configured,
+     * or adopted from the workers' registration, see {@link ModelTokenizations#reconcile}) and the KV layout.
+     */
     @Bean
-    ModelCatalog modelCatalog(RouterClient router, Clock clock, GatewayProperties properties) {
-        return new ModelCatalog(router, clock, properties.modelsCacheTtl());
+    ModelCatalog modelCatalog(RouterClient router, Clock clock, GatewayProperties properties,
+                              ModelTokenizations tokenizations) {
+        return new ModelCatalog(router, clock, properties.modelsCacheTtl(), (model, blockSize, tokenizerId, source, layout) -> {
+            String configured = properties.model(model).kvLayout();
+            String mine = configured == null || configured.isBlank() ? KvNamespace.pagedLayout("bf16", blockSize) : configured;
+            if (!layout.isEmpty() && !layout.equals(mine)) {
+                return Optional.of("the gateway hashes it with KV layout '" + mine + "' but its workers with '" + layout
+                        + "'; set flotilla.gateway.models." + model + ".kv-layout=" + layout + " or the workers' dtype");
+            }
+            return tokenizations.reconcile(model, tokenizerId, source);
+        });
+    }
+
+    /**
+     * {@code models}: DOWN with each model that cannot be routed and why (a block-hash namespace that
+     * differs from its workers'); not in the readiness group, the other models still serve.
+     */
+    @Bean
+    HealthIndicator modelsHealthIndicator(ModelCatalog catalog) {
+        return () -> {
+            Map<String, String> problems = catalog.problems();
+            return (problems.isEmpty() ? Health.up() : Health.down()).withDetails(Map.copyOf(problems)).build();
+        };
     }
 
     /**
@@ -114,9 +147,15 @@ class GatewayConfig {
      * disabled. Tests replace this bean. The publisher closes it.
      */
     @Bean(destroyMethod = "")
-    RequestRecordSink requestRecordSink(GatewayProperties properties,
-                                        @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
-        return properties.records().enabled() ? new KafkaRecordSink(bootstrapServers) : (record, onError) -> { };
+    RequestRecordSink requestRecordSink(GatewayProperties properties, KafkaClients kafka) {
+        return properties.records().enabled() ? new KafkaRecordSink(kafka.producer()) : (record, onError) -> { };
+    }
+
+    /** The gateway writes request records and serves without Kafka: its {@code kafka} health is outside readiness. */
+    @Bean
+    @ConditionalOnProperty(name = "flotilla.gateway.records.enabled", havingValue = "true", matchIfMissing = true)
+    KafkaTopicUse gatewayKafkaTopics() {
+        return KafkaTopicUse.producerOnly(List.of(Topics.REQUESTS));
     }
 
     @Bean(destroyMethod = "close")

@@ -23,13 +23,22 @@ import java.util.Map;
  *                        worker and the planner alike, so they hash blocks in one namespace
  * @param routers         router replicas (1 … {@link Ports#MAX_ROUTERS}); they share bookings over
  *                        flotilla.router-sync and the gateway is given every one of them
+ * @param kafkaConfig     a properties file of {@code spring.kafka.*} client settings (security protocol, SASL,
+ *                        TLS) every service imports ({@code --spring.config.import}, so no secret appears on a
+ *                        command line); null for none
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers) {
+                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers,
+                            java.nio.file.Path kafkaConfig) {
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
-        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1);
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null);
+    }
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, routers, null);
     }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
@@ -81,10 +90,10 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     /** As {@link #services(PlannerOptions)}, worker n in front of {@code engines}' engine n when they are external. */
     public List<ServiceSpec> services(PlannerOptions planner, ExternalEngines engines) {
         List<ServiceSpec> out = new ArrayList<>();
-        String kafka = "--spring.kafka.bootstrap-servers=" + kafkaBootstrap;
+        List<String> kafka = kafkaArgs();
         out.add(new ServiceSpec("kv-indexer", "kv-indexer-service",
                 ports("grpc", Ports.INDEXER_GRPC, "mgmt", Ports.INDEXER_MANAGEMENT), Ports.INDEXER_MANAGEMENT,
-                List.of(kafka, "--server.port=" + Ports.INDEXER_MANAGEMENT, "--flotilla.indexer.grpc-port=" + Ports.INDEXER_GRPC,
+                with(kafka, "--server.port=" + Ports.INDEXER_MANAGEMENT, "--flotilla.indexer.grpc-port=" + Ports.INDEXER_GRPC,
                         "--flotilla.indexer.snapshot-dir=" + stateDir.resolve("indexer")), SERVICE_HEAP));
         for (int n = 0; n < routers; n++) {
             out.add(router(n));
@@ -95,7 +104,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         for (int n = 0; n < workerCount(); n++) {
             out.add(worker(n, engines));
         }
-        List<String> gateway = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
+        List<String> gateway = new ArrayList<>(with(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
                 "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
                 "--flotilla.gateway.router-address=" + routerAddresses()));
         gateway.addAll(model.gatewayArgs());
@@ -113,7 +122,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         }
         return new ServiceSpec(Ports.routerName(n), "router-service",
                 ports("grpc", Ports.routerGrpc(n), "mgmt", Ports.routerManagement(n)), Ports.routerManagement(n),
-                List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap, "--server.port=" + Ports.routerManagement(n),
+                with(kafkaArgs(), "--server.port=" + Ports.routerManagement(n),
                         "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + Ports.routerGrpc(n),
                         "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
                 SERVICE_HEAP);
@@ -128,8 +137,24 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         return String.join(",", out);
     }
 
-    private List<String> plannerArgs(String kafka, PlannerOptions planner) {
-        List<String> args = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.PLANNER_HTTP));
+    /** The Kafka settings every service gets: the bootstrap address and, with a client config file, its import. */
+    List<String> kafkaArgs() {
+        List<String> args = new ArrayList<>();
+        args.add("--spring.kafka.bootstrap-servers=" + kafkaBootstrap);
+        if (kafkaConfig != null) {
+            args.add("--spring.config.import=file:" + kafkaConfig.toAbsolutePath());
+        }
+        return args;
+    }
+
+    private static List<String> with(List<String> first, String... rest) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(rest));
+        return all;
+    }
+
+    private List<String> plannerArgs(List<String> kafka, PlannerOptions planner) {
+        List<String> args = new ArrayList<>(with(kafka, "--server.port=" + Ports.PLANNER_HTTP));
         args.addAll(model.plannerArgs());
         args.addAll(planner.args(simSpeedup));
         return args;
@@ -151,7 +176,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     }
 
     private List<String> workerArgs(int n) {
-        return List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap,
+        return with(kafkaArgs(),
                 "--server.port=" + Ports.workerManagement(n),
                 "--flotilla.worker.index=" + n,
                 "--flotilla.worker.id=" + Ports.workerId(n),

@@ -85,7 +85,8 @@ public final class LocalCluster {
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1, timeout);
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1, null,
+                timeout);
     }
 
     /**
@@ -95,6 +96,29 @@ public final class LocalCluster {
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    int routers, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
+                null, timeout);
+    }
+
+    /**
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, Duration)},
+     * every service importing {@code kafkaConfig} (a properties file of {@code spring.kafka.*} client settings:
+     * security protocol, SASL, TLS) when it is not null.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   Path kafkaConfig, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1,
+                kafkaConfig, timeout);
+    }
+
+    /**
+     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
+     * given all), every service importing {@code kafkaConfig} when it is not null.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   int routers, Path kafkaConfig, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -102,7 +126,7 @@ public final class LocalCluster {
             ClusterLayout layout;
             try {
                 layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                        model, routers);
+                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize());
             } catch (IllegalArgumentException e) {
                 throw new LauncherException(e.getMessage());
             }
@@ -146,6 +170,7 @@ public final class LocalCluster {
         state.setLayout("router-mode", layout.routerMode());
         state.setLayout("routers", Integer.toString(layout.routers()));
         state.setLayout("kafka", layout.kafkaBootstrap());
+        state.setLayout("kafka-config", layout.kafkaConfig() == null ? "" : layout.kafkaConfig().toString());
         state.setLayout("sim-speedup", Double.toString(layout.simSpeedup()));
         state.setLayout("planner", planner.connector());
         engines.save(state);
@@ -158,7 +183,8 @@ public final class LocalCluster {
                 Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
                 Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state),
-                Integer.parseInt(state.layout("routers", "1")));
+                Integer.parseInt(state.layout("routers", "1")),
+                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")));
     }
 
     /** The recorded state, after checking that none of its processes still runs. */
@@ -287,8 +313,10 @@ public final class LocalCluster {
     private RunningService startKafka() {
         Path dir = stateDir.resolve("kafka");
         KafkaBroker.deleteRecursively(dir); // every `up` starts from empty topics
+        // No topics and no auto-create: every service creates (or checks) the topics it writes, as against
+        // an operator's Kafka.
         KafkaBroker broker = new KafkaBroker(new KafkaBroker.Config(dir, Ports.KAFKA,
-                System.getProperty("java.class.path"), "384m", false, true, Duration.ofSeconds(90)));
+                System.getProperty("java.class.path"), "384m", false, false, Duration.ofSeconds(90)));
         broker.start();
         ProcessHandle h = ProcessHandle.of(broker.pid()).orElseThrow(() -> new LauncherException("Kafka exited at start"));
         return new RunningService(KAFKA, broker.pid(), h.info().startInstant().orElse(Instant.now()),
@@ -324,7 +352,7 @@ public final class LocalCluster {
             if (!pending.isEmpty() && Instant.now().isAfter(deadline)) {
                 RunningService s = pending.get(0);
                 throw new LauncherException(s.name() + " did not become healthy in time; see " + display(s.log())
-                        + tailOf(s));
+                        + ProcessControl.unhealthyComponents(s.managementPort()) + tailOf(s));
             }
             ProcessControl.sleep(250);
         }

@@ -1,6 +1,8 @@
 package io.flotilla.router.api;
 
+import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
+import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.core.ActiveLoad;
@@ -61,6 +63,11 @@ public class RouterEndpoint {
                 m.put("running", w.load().running());
                 m.put("waiting", w.load().waiting());
                 m.put("busy", h.busy());
+                WorkerStatus status = engine.directory().status(w.id());
+                m.put("capacity_blocks", w.totalKvBlocks());
+                m.put("capacity_source", status == null ? "" : status.getCapacitySource());
+                m.put("engine", status == null ? "" : status.getEngine());
+                m.put("timing", timingOf(w, status));
                 workers.add(m);
             }
             models.add(Map.of("model", c.model(), "saturated", c.saturated(), "free_workers", c.freeWorkers()));
@@ -99,6 +106,28 @@ public class RouterEndpoint {
     public Map<String, Object> setMode(String mode) {
         engine.switchMode(Strategy.parse(mode));
         return Map.of("mode", engine.mode().configName());
+    }
+
+    /** Where the worker's timing comes from: advertised (simulator), learned (with its samples) or none (priced by load). */
+    private Map<String, Object> timingOf(WorkerView w, WorkerStatus status) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        if (status != null && status.hasTiming() && w.timing().isPresent()) {
+            t.put("source", "advertised");
+        } else if (w.timing().isPresent()) {
+            WorkerLoad load = engine.directory().load(w.id());
+            t.put("source", "learned");
+            t.put("prefill_samples", load == null ? 0 : load.getPrefillSamples());
+            t.put("decode_samples", load == null ? 0 : load.getDecodeSamples());
+        } else {
+            t.put("source", "none");
+        }
+        w.timing().ifPresent(x -> {
+            t.put("prefill_ms_per_token", x.prefillB() / x.speedup());
+            t.put("prefill_ms_fixed", x.prefillC() / x.speedup());
+            t.put("decode_ms_idle", x.decodeMs(0));
+            t.put("decode_ms_full", x.decodeMs(1));
+        });
+        return t;
     }
 
     private static String stateOf(WorkerView w) {

@@ -1,9 +1,13 @@
 package io.flotilla.router.config;
 
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.kafka.boot.KafkaFeeds;
+import io.flotilla.kafka.boot.KafkaTopicUse;
 import io.flotilla.protocol.kafka.ProtoDeserializer;
 import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.time.MonotonicClock;
 import io.flotilla.protocol.v1.RouterSync;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
@@ -26,7 +30,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import io.flotilla.protocol.grpc.SharedEventLoop;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -47,9 +50,10 @@ import java.util.concurrent.TimeUnit;
 @Configuration(proxyBeanMethods = false)
 class RouterWiring {
 
+    /** Monotonic: leases count from the receipt of each heartbeat on it, and must not jump with NTP. */
     @Bean
     Clock clock() {
-        return Clock.systemUTC();
+        return MonotonicClock.start();
     }
 
     @Bean
@@ -90,8 +94,24 @@ class RouterWiring {
     }
 
     @Bean(destroyMethod = "close")
-    Producer<String, Object> routerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        return ProtoProducers.create(bootstrap, "flotilla-router", 500, Map.of(ProducerConfig.LINGER_MS_CONFIG, 2));
+    Producer<String, Object> routerProducer(KafkaClients kafka) {
+        return ProtoProducers.create(kafka.producer(), "flotilla-router", 500, Map.of(ProducerConfig.LINGER_MS_CONFIG, 2));
+    }
+
+    @Bean
+    KafkaFeeds routerKafkaFeeds() {
+        return new KafkaFeeds();
+    }
+
+    /**
+     * The router writes booking changes for its replicas and reads membership and load; it is ready once
+     * it has read membership (before, it knows no worker). A later Kafka outage keeps it serving: leases
+     * freeze while the membership feed is unhealthy.
+     */
+    @Bean
+    KafkaTopicUse routerKafkaTopics(KafkaFeeds feeds) {
+        return new KafkaTopicUse(List.of(Topics.ROUTER_SYNC), List.of(Topics.WORKERS, Topics.WORKER_LOAD),
+                () -> feeds.loaded(Topics.WORKERS.name()), feeds::problems);
     }
 
     @Bean
@@ -154,7 +174,8 @@ class RouterWiring {
      */
     @Bean
     SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer, CapacityPublisher capacity,
-                               @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
+                               KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
+        Map<String, Object> consumer = kafka.consumer();
         return new SmartLifecycle() {
             private List<TopicTailer<?>> tailers = List.of();
             private ScheduledExecutorService timer;
@@ -163,16 +184,16 @@ class RouterWiring {
 
             @Override
             public void start() {
-                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKERS.name(),
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), consumer, Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                         TopicTailer.eachValue(engine::onStatus), clock);
-                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKER_LOAD.name(),
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), consumer, Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onLoad), clock);
-                TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), bootstrap, Topics.ROUTER_SYNC.name(),
+                TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), consumer, Topics.ROUTER_SYNC.name(),
                         new ProtoDeserializer.RouterSyncs(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onSync), clock);
-                tailers = List.of(membership.start(), load.start(), sync.start());
+                tailers = List.of(feeds.add(membership).start(), feeds.add(load).start(), feeds.add(sync).start());
                 prober = new SuspectProber(engine.directory(), capacity::changed);
                 capacity.start();
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -199,7 +220,10 @@ class RouterWiring {
                 if (timer != null) {
                     timer.shutdownNow();
                 }
-                tailers.forEach(TopicTailer::close);
+                tailers.forEach(t -> {
+                    t.close();
+                    feeds.remove(t);
+                });
                 if (prober != null) {
                     prober.close();
                 }

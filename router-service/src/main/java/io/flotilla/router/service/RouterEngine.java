@@ -132,7 +132,7 @@ public final class RouterEngine implements AutoCloseable {
     public ListWorkersResponse listWorkers() {
         ListWorkersResponse.Builder b = ListWorkersResponse.newBuilder();
         for (WorkerView w : directory.views()) {
-            b.addWorkers(CapacityMessages.info(w));
+            b.addWorkers(CapacityMessages.info(w, directory.status(w.id())));
         }
         return b.build();
     }
@@ -144,7 +144,7 @@ public final class RouterEngine implements AutoCloseable {
 
     /** {@link #capacity()} in its WatchCapacity form. */
     public List<ModelCapacity> capacityMessages() {
-        return CapacityMessages.models(capacity());
+        return CapacityMessages.models(capacity(), directory::status);
     }
 
     /** Registers the one listener told about every change that may move capacity; it must not block. */

@@ -93,7 +93,7 @@ public final class ReplicaBenchmark {
         String what = args.length > 0 ? args[0] : "push";
         String model = "replica-bench-" + Long.toHexString(System.nanoTime());
         int workers = what.equals("push") ? 1 : 4;
-        try (Producer<String, Object> kafka = ProtoProducers.create(kafkaAddress, "replica-bench", 5000, Map.of())) {
+        try (Producer<String, Object> kafka = ProtoProducers.create(ProtoProducers.plaintext(kafkaAddress), "replica-bench", 5000, Map.of())) {
             for (int i = 0; i < workers; i++) {
                 kafka.send(new ProducerRecord<>(Topics.WORKERS.name(), model + "-" + i, status(model, i, WorkerState.WORKER_STATE_READY))).get();
             }

@@ -56,7 +56,7 @@ class TwoRoutersKafkaTest {
         String model = "two-routers-" + System.nanoTime();
         String w0 = model + "-w0";
         String w1 = model + "-w1";
-        try (Producer<String, Object> producer = ProtoProducers.create(kafka.bootstrapServers(), "test-workers", 5000, Map.of())) {
+        try (Producer<String, Object> producer = ProtoProducers.create(ProtoProducers.plaintext(kafka.bootstrapServers()), "test-workers", 5000, Map.of())) {
             for (String id : new String[]{w0, w1}) {
                 producer.send(new ProducerRecord<>(Topics.WORKERS.name(), id, status(id, model))).get();
             }

@@ -21,9 +21,10 @@ import java.util.TreeMap;
 
 /**
  * Models served right now, from the router's {@code ListWorkers}, reused for {@code ttl}. A model is
- * served when a READY, routable aggregated or decode worker runs it. When a refresh fails, the last
- * list is kept (a router blip must not make every model vanish); with no list at all the caller gets
- * 503.
+ * served when a READY, routable aggregated or decode worker runs it. Past the ttl the last list is
+ * still answered at once while a refresh runs behind it (a slow or dead router must never hold a
+ * request up); when a refresh fails, the last list is kept (a router blip must not make every model
+ * vanish); with no list at all the caller waits for the first one and gets 503 if it fails.
  */
 public final class ModelCatalog {
 
@@ -60,10 +61,13 @@ public final class ModelCatalog {
 
     private Mono<Snapshot> snapshot() {
         Snapshot s = last;
-        if (s != null && Duration.between(s.fetched(), clock.instant()).compareTo(ttl) < 0) {
-            return Mono.just(s);
+        if (s == null) {
+            return refresh();
         }
-        return refresh();
+        if (Duration.between(s.fetched(), clock.instant()).compareTo(ttl) >= 0) {
+            refresh().subscribe(fresh -> { }, e -> { });
+        }
+        return Mono.just(s);
     }
 
     /** One ListWorkers at a time; concurrent callers share it. */

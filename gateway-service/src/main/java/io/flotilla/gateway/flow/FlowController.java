@@ -141,6 +141,7 @@ public final class FlowController {
             this.model = model;
             this.limits = limits;
             this.queue = new FlowQueue(quantum, weights);
+            metrics.inFlightGauge(model, this::inFlight);
         }
 
         void admit(FlowRequest r, boolean readmission, MonoSink<FlowSlot> sink) {

@@ -14,6 +14,7 @@ import java.util.function.UnaryOperator;
 /**
  * Flow-control meters, tagged {@code model}, {@code band} and {@code tenant}:
  * <ul>
+ *   <li>{@code flotilla_gateway_inflight{model}} — dispatched requests not finished yet</li>
  *   <li>{@code flotilla_gateway_flow_queued} — requests waiting now</li>
  *   <li>{@code flotilla_gateway_flow_wait_seconds} — queue wait of dispatched requests (percentile histogram)</li>
  *   <li>{@code flotilla_gateway_flow_requests_total{result}} — {@code dispatched}, {@code expired},
@@ -34,6 +35,13 @@ public final class FlowMetrics {
     public FlowMetrics(MeterRegistry registry, UnaryOperator<String> tenantLabel) {
         this.registry = registry;
         this.tenantLabel = tenantLabel;
+    }
+
+    /** {@code flotilla_gateway_inflight{model}}: dispatched requests not finished yet. */
+    void inFlightGauge(String model, java.util.function.IntSupplier inFlight) {
+        Gauge.builder("flotilla.gateway.inflight", inFlight, s -> s.getAsInt())
+                .description("Dispatched requests not finished yet")
+                .tag("model", model).register(registry);
     }
 
     void enqueued(String model, FlowRequest r) {

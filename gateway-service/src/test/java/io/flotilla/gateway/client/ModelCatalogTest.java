@@ -41,7 +41,7 @@ class ModelCatalogTest {
         FakeCluster cluster = FakeCluster.get();
         ManagedChannel channel = NettyChannelBuilder.forTarget(cluster.routerAddress()).usePlaintext().build();
         try {
-            ModelCatalog catalog = new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+            ModelCatalog catalog = new ModelCatalog(FakeCluster.routerClient(channel),
                     new MovableClock(), Duration.ofSeconds(1));
             assertThat(catalog.models().block()).extracting(ServedModel::name)
                     .containsExactly("flotilla-sim", "queue-model", "tight-model", "tiny-model");
@@ -58,7 +58,7 @@ class ModelCatalogTest {
         FakeCluster cluster = FakeCluster.get();
         ManagedChannel channel = NettyChannelBuilder.forTarget(cluster.routerAddress()).usePlaintext().build();
         MovableClock clock = new MovableClock();
-        ModelCatalog catalog = new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+        ModelCatalog catalog = new ModelCatalog(FakeCluster.routerClient(channel),
                 clock, Duration.ofSeconds(1));
         assertThat(catalog.models().block()).isNotEmpty();
 
@@ -66,7 +66,7 @@ class ModelCatalogTest {
         clock.now = clock.now.plusSeconds(5);
         assertThat(catalog.require("flotilla-sim").block().name()).isEqualTo("flotilla-sim");
 
-        ModelCatalog fresh = new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+        ModelCatalog fresh = new ModelCatalog(FakeCluster.routerClient(channel),
                 clock, Duration.ofSeconds(1));
         assertThatThrownBy(() -> fresh.models().block())
                 .isInstanceOfSatisfying(ApiError.class, e -> {

@@ -1,10 +1,11 @@
 package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.GatewayTestBase;
-import io.flotilla.gateway.admission.AdmissionControl;
 import io.flotilla.gateway.fakes.FakeWorker;
+import io.flotilla.gateway.flow.FlowController;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
@@ -16,13 +17,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Per-model admission: {@code queue-model} runs 1 request and queues 1 (for minutes);
+ * Flow control through the HTTP API: {@code queue-model} runs 1 request and queues 1 (for minutes);
  * {@code tight-model} runs 1 and lets a queued request wait only 1 ms.
  */
-class AdmissionTest extends GatewayTestBase {
+class FlowControlTest extends GatewayTestBase {
 
     @Autowired
-    AdmissionControl admission;
+    FlowController flow;
+
+    @LocalManagementPort
+    int managementPort;
 
     private static String chat(String model, boolean stream) {
         return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":3,\"stream\":"
@@ -47,7 +51,11 @@ class AdmissionTest extends GatewayTestBase {
                 .contentType(MediaType.APPLICATION_JSON).bodyValue(chat("queue-model", false))
                 .retrieve().bodyToMono(String.class).subscribe(queuedBody::add);
         try {
-            await().atMost(WAIT).until(() -> admission.queued("queue-model") == 1);
+            await().atMost(WAIT).until(() -> flow.queued("queue-model") == 1);
+
+            String view = WebClient.create("http://127.0.0.1:" + managementPort).get().uri("/actuator/flow")
+                    .retrieve().bodyToMono(String.class).block(WAIT);
+            assertThat(view).contains("\"queue-model\"", "\"queued\":1", "\"in_flight\":1", "\"standard\"", "\"anonymous\"");
 
             web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON).bodyValue(chat("queue-model", false))
                     .exchange()
@@ -62,7 +70,7 @@ class AdmissionTest extends GatewayTestBase {
             running.dispose(); // the client of the running request goes away: its slot passes to the queued one
             await().atMost(WAIT).until(() -> queuedBody.size() == 1);
             assertThat(queuedBody.get(0)).contains("\"finish_reason\":\"length\"");
-            await().atMost(WAIT).until(() -> admission.inFlight("queue-model") == 0);
+            await().atMost(WAIT).until(() -> flow.inFlight("queue-model") == 0);
         } finally {
             running.dispose();
             queued.dispose();
@@ -83,6 +91,47 @@ class AdmissionTest extends GatewayTestBase {
         } finally {
             running.dispose();
         }
-        await().atMost(WAIT).until(() -> admission.inFlight("tight-model") == 0);
+        await().atMost(WAIT).until(() -> flow.inFlight("tight-model") == 0);
+    }
+
+    @Test
+    void theQueueTimeoutHeaderOverridesTheModelsAndZeroNeverWaits() {
+        Disposable running = holdOneSlot("queue-model");
+        try {
+            web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                    .header(ResponseHeaders.QUEUE_TIMEOUT, "0").bodyValue(chat("queue-model", false))
+                    .exchange()
+                    .expectStatus().isEqualTo(503)
+                    .expectBody().jsonPath("$.error.code").isEqualTo("queue_timeout");
+        } finally {
+            running.dispose();
+        }
+    }
+
+    @Test
+    void badFlowHeadersAre400() {
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                .header(ResponseHeaders.PRIORITY, "urgent").bodyValue(chat("flotilla-sim", false))
+                .exchange()
+                .expectStatus().isBadRequest()
+                .expectBody()
+                .jsonPath("$.error.type").isEqualTo("invalid_request_error")
+                .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("x-flotilla-priority", "urgent"));
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                .header(ResponseHeaders.QUEUE_TIMEOUT, "soon").bodyValue(chat("flotilla-sim", false))
+                .exchange()
+                .expectStatus().isBadRequest()
+                .expectBody()
+                .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("x-flotilla-queue-timeout"));
+    }
+
+    @Test
+    void aServedRequestSaysHowItWasRoutedAndHowLongItWaited() {
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                .header(ResponseHeaders.PRIORITY, "interactive").bodyValue(chat("flotilla-sim", false))
+                .exchange()
+                .expectStatus().isOk()
+                .expectHeader().valueEquals(ResponseHeaders.QUEUE_MS, "0")
+                .expectHeader().exists(ResponseHeaders.MODE);
     }
 }

@@ -18,6 +18,22 @@ class WebConfig {
         return new ApiErrorHandler(json);
     }
 
+    /**
+     * OpenAI error bodies on the errors Netty answers before WebFlux sees the request ({@link ErrorBodies});
+     * the header limit itself is {@code server.max-http-request-header-size}, which application.yml sets
+     * from {@code flotilla.gateway.max-header-size}.
+     */
+    @Bean
+    org.springframework.boot.reactor.netty.NettyServerCustomizer httpLimits(GatewayProperties properties, JsonMapper json) {
+        int maxHeader = (int) Math.min(Integer.MAX_VALUE, properties.maxHeaderSize().toBytes());
+        return server -> server.doOnChannelInit((observer, channel, address) -> {
+                    if (channel.pipeline().get(reactor.netty.NettyPipeline.HttpCodec) != null) {
+                        channel.pipeline().addAfter(reactor.netty.NettyPipeline.HttpCodec, ErrorBodies.NAME,
+                                new ErrorBodies(json, maxHeader));
+                    }
+                });
+    }
+
     @Bean
     RequestBodies requestBodies(JsonMapper json, GatewayProperties properties, Scheduler prepareScheduler) {
         return new RequestBodies(json, (int) Math.min(Integer.MAX_VALUE, properties.maxRequestSize().toBytes()),

@@ -23,8 +23,14 @@ final class RenamedKeys {
     static void check(Environment environment) {
         Binder binder = Binder.get(environment);
         RENAMED.forEach((old, replacement) -> {
-            boolean set = binder.bind(old, Bindable.mapOf(String.class, Object.class)).map(m -> !m.isEmpty()).orElse(false)
-                    || binder.bind(old, String.class).isBound();
+            boolean set = environment.containsProperty(old);
+            if (!set) {
+                try {
+                    set = binder.bind(old, Bindable.mapOf(String.class, Object.class)).map(m -> !m.isEmpty()).orElse(false);
+                } catch (RuntimeException notAMap) {
+                    set = true; // something is set under it
+                }
+            }
             if (set) {
                 throw new IllegalStateException(old + " is no longer read: it became " + replacement
                         + ". Rename the setting (see gateway-service/README.md).");

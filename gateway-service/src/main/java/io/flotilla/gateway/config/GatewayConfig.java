@@ -213,9 +213,11 @@ class GatewayConfig {
 
     @Bean
     GenerationPipeline generationPipeline(RouterClient router, WorkerClient workers, FlowController flow, FleetView fleet,
-                                          GatewayMetrics metrics, Clock clock, GatewayProperties properties) {
+                                          GatewayMetrics metrics, Clock clock, GatewayProperties properties,
+                                          Scheduler prepareScheduler) {
         return new GenerationPipeline(router, workers, flow, fleet, metrics, clock, properties.migrationLimit(),
-                properties.streamIdleTimeout(), properties.flow().retryAfter());
+                properties.streamIdleTimeout(), properties.flow().retryAfter(), prepareScheduler,
+                properties.prepare().inlineTokens());
     }
 
     /**

@@ -104,10 +104,14 @@ public record GatewayProperties(
      *
      * @param threads     threads of the prepare scheduler; 0 means half the cores (at least one)
      * @param inlineBytes bodies up to this size are parsed on the event loop (cheaper than a hand-off)
+     * @param inlineTokens prompts up to this many tokens become a {@code GenerateRequest} on the thread
+     *                     that read the Route answer; longer ones on the prepare scheduler, so the router
+     *                     channel's I/O thread never builds a long request while other Route answers wait
      */
     public record Prepare(
             @DefaultValue("0") @Min(0) int threads,
-            @DefaultValue("64KB") @NotNull DataSize inlineBytes) {
+            @DefaultValue("64KB") @NotNull DataSize inlineBytes,
+            @DefaultValue("4096") @Min(0) int inlineTokens) {
 
         public int threadsOrDefault() {
             return threads > 0 ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / 2);

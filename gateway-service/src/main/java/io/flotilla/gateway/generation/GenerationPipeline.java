@@ -27,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -74,10 +75,12 @@ public final class GenerationPipeline {
     private final int migrationLimit;
     private final Duration streamIdleTimeout;
     private final Duration retryAfter;
+    private final Scheduler prepare;
+    private final int inlineTokens;
 
     public GenerationPipeline(RouterClient router, WorkerClient workers, FlowController flow, FleetView fleet,
                               GatewayMetrics metrics, Clock clock, int migrationLimit, Duration streamIdleTimeout,
-                              Duration retryAfter) {
+                              Duration retryAfter, Scheduler prepare, int inlineTokens) {
         this.router = router;
         this.workers = workers;
         this.flow = flow;
@@ -88,6 +91,8 @@ public final class GenerationPipeline {
         this.migrationLimit = migrationLimit;
         this.streamIdleTimeout = streamIdleTimeout;
         this.retryAfter = retryAfter;
+        this.prepare = prepare;
+        this.inlineTokens = inlineTokens;
     }
 
     public Flux<RequestEvent.Attempt> run(GenerationJob job, RequestContext ctx) {
@@ -124,7 +129,14 @@ public final class GenerationPipeline {
     }
 
     private Flux<RequestEvent.Attempt> attempt(GenerationJob job, RequestContext ctx, FlowSlot slot) {
-        return Flux.usingWhen(book(job, ctx).doOnNext(b -> slot.routed()),
+        Mono<Booking> booked = book(job, ctx).doOnNext(b -> slot.routed());
+        // Prompts over inlineTokens become a GenerateRequest on the prepare scheduler, not on the thread that
+        // delivered the Route answer (the router channel's I/O thread): building and serialising a 40k-token
+        // request takes milliseconds, and every other request's Route answer would wait behind it there.
+        if (job.promptTokens().length + ctx.result().generatedCount() > inlineTokens) {
+            booked = booked.publishOn(prepare);
+        }
+        return Flux.usingWhen(booked,
                         booking -> execute(job, ctx, booking),
                         Booking::release,
                         (booking, error) -> booking.release(),

@@ -56,7 +56,8 @@ class GenerationPipelineTest {
         FlowController flow = new FlowController(m -> new FlowLimits(10, 10, 10, Duration.ofSeconds(30)), Schedulers.parallel(),
                 new FlowMetrics(registry, t -> FlowMetrics.OTHER), 4096, t -> 1, Duration.ofMillis(500));
         return new GenerationPipeline(FakeCluster.routerClient(routerChannel), workers, flow, new FleetView(),
-                new GatewayMetrics(registry), Clock.systemUTC(), migrationLimit, idle, Duration.ofSeconds(1));
+                new GatewayMetrics(registry), Clock.systemUTC(), migrationLimit, idle, Duration.ofSeconds(1),
+                Schedulers.parallel(), 4096);
     }
 
     private static RequestContext context(GenerationJob job) {

@@ -184,6 +184,9 @@ public final class FlowController {
                 }
             }
             after.forEach(Runnable::run);
+            if (queued) {
+                dispatch(); // room may have opened between the check and the enqueue
+            }
         }
 
         private boolean higherWaiting(Priority p) {

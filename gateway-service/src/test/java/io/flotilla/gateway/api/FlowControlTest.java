@@ -78,6 +78,24 @@ class FlowControlTest extends GatewayTestBase {
     }
 
     @Test
+    void aClientThatDisconnectsWhileQueuedLeavesTheQueueAtOnce() {
+        Disposable running = holdOneSlot("queue-model");
+        try {
+            Disposable queued = WebClient.create(baseUrl()).post().uri("/v1/chat/completions")
+                    .contentType(MediaType.APPLICATION_JSON).bodyValue(chat("queue-model", false))
+                    .retrieve().bodyToMono(String.class).subscribe();
+            await().atMost(WAIT).until(() -> flow.queued("queue-model") == 1);
+            queued.dispose();
+            await().atMost(WAIT).until(() -> flow.queued("queue-model") == 0);
+            assertThat(flow.inFlight("queue-model")).isEqualTo(1);
+        } finally {
+            running.dispose();
+        }
+        await().atMost(WAIT).until(() -> flow.inFlight("queue-model") == 0);
+        assertThat(cluster.workerA.generates).as("the one that left never ran").hasSize(1);
+    }
+
+    @Test
     void aWaitPastTheQueueTimeoutIsA503WithRetryAfter() {
         Disposable running = holdOneSlot("tight-model");
         try {

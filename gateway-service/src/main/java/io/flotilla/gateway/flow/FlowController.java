@@ -248,7 +248,7 @@ public final class FlowController {
         }
 
         private void expired(FlowRequest r, MonoSink<FlowSlot> sink, long waitedNanos) {
-            metrics.expired(model, r, Duration.ofNanos(waitedNanos));
+            metrics.expired(model, r);
             sink.error(new FlowRejected(FlowRejected.Reason.QUEUE_TIMEOUT, "no capacity for '" + model
                     + "' became free within the request's queue deadline (waited " + waitedNanos / 1_000_000 + " ms)"));
         }
@@ -257,7 +257,7 @@ public final class FlowController {
             if (victim.expiry != null) {
                 victim.expiry.dispose();
             }
-            metrics.displaced(model, victim.request, Duration.ofNanos(now - victim.enqueuedNanos));
+            metrics.displaced(model, victim.request);
             victim.sink.error(new FlowRejected(FlowRejected.Reason.DISPLACED, "the queue for '" + model
                     + "' is full and a " + by.priority().label() + " request took the place of this "
                     + victim.request.priority().label() + " one"));
@@ -282,7 +282,7 @@ public final class FlowController {
                 if (w.expiry != null) {
                     w.expiry.dispose();
                 }
-                metrics.cancelled(model, w.request, Duration.ofNanos(nowNanos() - w.enqueuedNanos));
+                metrics.cancelled(model, w.request);
             } else if (slot != null) {
                 slot.release();
             }

@@ -63,11 +63,11 @@ public final class FlowMetrics {
                 .register(registry).record(waited);
     }
 
-    void expired(String model, FlowRequest r, Duration waited) {
+    void expired(String model, FlowRequest r) {
         count(model, r, "expired");
     }
 
-    void displaced(String model, FlowRequest r, Duration waited) {
+    void displaced(String model, FlowRequest r) {
         count(model, r, "displaced");
     }
 
@@ -75,7 +75,7 @@ public final class FlowMetrics {
         count(model, r, "rejected");
     }
 
-    void cancelled(String model, FlowRequest r, Duration waited) {
+    void cancelled(String model, FlowRequest r) {
         count(model, r, "cancelled");
     }
 

@@ -24,7 +24,8 @@ import java.util.TreeMap;
  * served when a READY, routable aggregated or decode worker runs it. Past the ttl the last list is
  * still answered at once while a refresh runs behind it (a slow or dead router must never hold a
  * request up); when a refresh fails, the last list is kept (a router blip must not make every model
- * vanish); with no list at all the caller waits for the first one and gets 503 if it fails.
+ * vanish), and so is an empty list after a non-empty one (a restarted router lists nobody until the
+ * workers' next heartbeats); with no list at all the caller waits for the first one and gets 503 if it fails.
  */
 public final class ModelCatalog {
 
@@ -75,6 +76,14 @@ public final class ModelCatalog {
         if (refreshing == null) {
             refreshing = router.listWorkers()
                     .map(this::toSnapshot)
+                    .flatMap(s -> {
+                        Snapshot previous = last;
+                        // A router that just (re)started lists no worker until their heartbeats arrive: an
+                        // empty list after a non-empty one is not news yet, or every model would be a 404.
+                        return s.models().isEmpty() && previous != null && !previous.models().isEmpty()
+                                ? Mono.error(new IllegalStateException("the router lists no worker at all"))
+                                : Mono.just(s);
+                    })
                     .doOnNext(s -> last = s)
                     .onErrorResume(e -> {
                         Snapshot stale = last;

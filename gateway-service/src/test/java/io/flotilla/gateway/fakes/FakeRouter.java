@@ -27,7 +27,7 @@ import java.util.function.Function;
  */
 public final class FakeRouter extends RouterServiceGrpc.RouterServiceImplBase {
 
-    private final List<WorkerInfo> workers;
+    private volatile List<WorkerInfo> workers;
     private volatile Function<RouteRequest, RouteDecision> decide;
     public final List<RouteRequest> routes = new CopyOnWriteArrayList<>();
     public final List<String> releases = new CopyOnWriteArrayList<>();
@@ -40,6 +40,11 @@ public final class FakeRouter extends RouterServiceGrpc.RouterServiceImplBase {
     public FakeRouter(List<WorkerInfo> workers, Function<RouteRequest, RouteDecision> decide) {
         this.workers = List.copyOf(workers);
         this.decide = decide;
+    }
+
+    /** What ListWorkers answers from now on. */
+    public void listWorkers(List<WorkerInfo> workers) {
+        this.workers = List.copyOf(workers);
     }
 
     public void decide(Function<RouteRequest, RouteDecision> decide) {

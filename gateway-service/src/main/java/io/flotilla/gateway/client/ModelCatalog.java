@@ -24,9 +24,11 @@ import java.util.TreeSet;
 
 /**
  * Models served right now, from the router's {@code ListWorkers}, reused for {@code ttl}. A model is
- * served when a READY, routable aggregated or decode worker runs it. When a refresh fails, the last
- * list is kept (a router blip must not make every model vanish); with no list at all the caller gets
- * 503.
+ * served when a READY, routable aggregated or decode worker runs it. Past the ttl the last list is
+ * still answered at once while a refresh runs behind it (a slow or dead router must never hold a
+ * request up); when a refresh fails, the last list is kept (a router blip must not make every model
+ * vanish), and so is an empty list after a non-empty one (a restarted router lists nobody until the
+ * workers' next heartbeats); with no list at all the caller waits for the first one and gets 503 if it fails.
  *
  * <p>One block-hash namespace, verified: each model's workers register their namespace (tokenizer id
  * and where to load it, KV layout, block size); the {@link NamespaceCheck} compares it with the gateway's
@@ -106,10 +108,13 @@ public final class ModelCatalog {
 
     private Mono<Snapshot> snapshot() {
         Snapshot s = last;
-        if (s != null && Duration.between(s.fetched(), clock.instant()).compareTo(ttl) < 0) {
-            return Mono.just(s);
+        if (s == null) {
+            return refresh();
         }
-        return refresh();
+        if (Duration.between(s.fetched(), clock.instant()).compareTo(ttl) >= 0) {
+            refresh().subscribe(fresh -> { }, e -> { });
+        }
+        return Mono.just(s);
     }
 
     /** One ListWorkers at a time; concurrent callers share it. */
@@ -117,6 +122,14 @@ public final class ModelCatalog {
         if (refreshing == null) {
             refreshing = router.listWorkers()
                     .map(this::toSnapshot)
+                    .flatMap(s -> {
+                        Snapshot previous = last;
+                        // A router that just (re)started lists no worker until their heartbeats arrive: an
+                        // empty list after a non-empty one is not news yet, or every model would be a 404.
+                        return s.models().isEmpty() && previous != null && !previous.models().isEmpty()
+                                ? Mono.error(new IllegalStateException("the router lists no worker at all"))
+                                : Mono.just(s);
+                    })
                     .doOnNext(s -> last = s)
                     .onErrorResume(e -> {
                         Snapshot stale = last;

@@ -56,7 +56,9 @@ class ModelNamespaceTest {
 
     private ModelCatalog catalog() {
         // the gateway's side: tokenizer "gw-tok" for every model, layout bf16/bs16/paged
-        return new ModelCatalog(new RouterClient(channel, Duration.ofSeconds(5), Duration.ofSeconds(5)), Clock.systemUTC(),
+        return new ModelCatalog(new RouterClient(List.of(channel), new RouteDeadline(Duration.ofSeconds(5), Duration.ofSeconds(5), 99, 1,
+                        Duration.ofSeconds(10), 1, System::nanoTime), Duration.ofSeconds(5), (router, outcome, nanos) -> { }),
+                Clock.systemUTC(),
                 Duration.ZERO, (model, bs, tokenizer, source, layout) -> {
                     if (!layout.equals("bf16/bs16/paged")) {
                         return Optional.of("layout " + layout);

@@ -2,9 +2,9 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.cluster.launcher.ClusterLayout;
-import io.flotilla.cluster.launcher.RunningService;
-import io.flotilla.cluster.launcher.ServiceSpec;
+import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.PlannerOptions;
+import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -35,8 +34,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Flow control and fail-open on the whole local cluster (real Kafka, real gRPC, every service its
  * own JVM): a burst of several times the cluster's capacity completes with no failure when the queue
- * timeout allows it, and the router SIGKILLed under a steady load loses no request — the gateway routes
- * by itself meanwhile ({@code gateway_fallback}) and the router's answers resume after its restart.
+ * timeout allows it; with two router replicas, one SIGKILLed under a steady load loses no request (the
+ * gateway fails over to the other), and both SIGKILLed lose none either — the gateway routes by itself
+ * meanwhile ({@code gateway_fallback}) and the routers' answers resume after their restart.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlowControlE2ETest {
@@ -47,7 +47,8 @@ class FlowControlE2ETest {
 
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-flow-",
-            c -> c.up(2, 0, 0, "kv", null, SIM_SPEEDUP, Duration.ofSeconds(240)));
+            c -> c.up(2, 0, 0, "kv", null, SIM_SPEEDUP, PlannerOptions.SHADOW, ExternalEngines.NONE, ServedModel.DEFAULT, 2,
+                    Duration.ofSeconds(240)));
 
     private static HttpResponse<String> complete(String prompt, int maxTokens, String queueTimeout) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/completions"))
@@ -87,14 +88,52 @@ class FlowControlE2ETest {
 
     @Test
     @Order(2)
-    void theRouterKilledUnderSteadyLoadLosesNoRequestAndComesBack() throws Exception {
+    void oneOfTwoRoutersKilledUnderSteadyLoadLosesNoRequest() throws Exception {
         ClusterUnderTest c = cluster.get();
-        RunningService router = c.started().stream().filter(s -> s.name().equals("router")).findFirst().orElseThrow();
+        Map<String, AtomicInteger> outcomes = underSteadyLoad(() -> {
+            c.launcher().killRouter(1); // SIGKILL
+            Thread.sleep(5000); // steady load on the surviving replica alone
+            c.launcher().startRouter(1, Duration.ofSeconds(120));
+        });
+        System.out.println("one router killed: outcomes " + outcomes);
+        assertThat(outcomes.keySet()).as("every request answered 200").allMatch(k -> k.startsWith("200 "));
+        assertThat(outcomes.keySet()).as("the surviving router answered").anyMatch(k -> !k.equals("200 gateway_fallback"));
+    }
+
+    @Test
+    @Order(3)
+    void everyRouterKilledUnderSteadyLoadLosesNoRequestAndTheyComeBack() throws Exception {
+        ClusterUnderTest c = cluster.get();
+        Map<String, AtomicInteger> outcomes = underSteadyLoad(() -> {
+            c.launcher().killRouter(0); // SIGKILL, both
+            c.launcher().killRouter(1);
+            Thread.sleep(5000); // steady load with no router at all
+            c.launcher().startRouter(0, Duration.ofSeconds(120));
+            c.launcher().startRouter(1, Duration.ofSeconds(120));
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).until(() ->
+                    complete("after the restart", 2, null).headers().firstValue("x-flotilla-mode")
+                            .filter(m -> !m.equals("gateway_fallback")).isPresent());
+        });
+        System.out.println("every router killed: outcomes " + outcomes);
+        assertThat(outcomes.keySet()).as("every request answered 200").allMatch(k -> k.startsWith("200 "));
+        assertThat(outcomes).containsKey("200 gateway_fallback");
+        assertThat(ClusterUnderTest.prometheus(Ports.GATEWAY_MANAGEMENT))
+                .containsPattern("flotilla_gateway_routed_total\\{[^}]*mode=\"gateway_fallback\"[^}]*} [1-9]");
+    }
+
+    interface Drill {
+        void run() throws Exception;
+    }
+
+    /**
+     * Ten requests a second for 3 s, then {@code drill} while they go on, then until every request sent
+     * has ended; the outcomes counted by status and (for 200s) the routing mode the gateway reported.
+     */
+    private static Map<String, AtomicInteger> underSteadyLoad(Drill drill) throws Exception {
         Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
-        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        List<CompletableFuture<Void>> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
         AtomicInteger seq = new AtomicInteger();
         ScheduledExecutorService load = Executors.newScheduledThreadPool(4);
-        Process restarted = null;
         try {
             load.scheduleAtFixedRate(() -> sent.add(CompletableFuture.runAsync(() -> {
                 try {
@@ -107,44 +146,12 @@ class FlowControlE2ETest {
                 }
             }, load)), 0, 100, TimeUnit.MILLISECONDS);
             Thread.sleep(3000);
-            router.handle().orElseThrow().destroyForcibly(); // SIGKILL
-            await().atMost(Duration.ofSeconds(10)).until(() -> !router.alive());
-            Thread.sleep(5000); // steady load with no router at all
-            restarted = startRouterAgain(c);
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).until(() ->
-                    complete("after the restart", 2, null).headers().firstValue("x-flotilla-mode")
-                            .filter(m -> !m.equals("gateway_fallback")).isPresent());
+            drill.run();
         } finally {
             load.shutdown();
             load.awaitTermination(10, TimeUnit.SECONDS);
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(180, TimeUnit.SECONDS);
-            if (restarted != null) {
-                restarted.destroy();
-                if (!restarted.waitFor(20, TimeUnit.SECONDS)) {
-                    restarted.destroyForcibly();
-                }
-            }
         }
-        System.out.println("router kill: outcomes " + outcomes);
-        assertThat(outcomes.keySet()).as("every request answered 200").allMatch(k -> k.startsWith("200 "));
-        assertThat(outcomes).containsKey("200 gateway_fallback");
-        assertThat(ClusterUnderTest.metric(Ports.GATEWAY_MANAGEMENT, "flotilla_gateway_routed_total"))
-                .isGreaterThan(0);
-        assertThat(ClusterUnderTest.prometheus(Ports.GATEWAY_MANAGEMENT))
-                .containsPattern("flotilla_gateway_routed_total\\{[^}]*mode=\"gateway_fallback\"[^}]*} [1-9]");
-    }
-
-    /** The router again, as the launcher started it (same jar, ports and arguments), with its log next to the first one's. */
-    private static Process startRouterAgain(ClusterUnderTest c) throws Exception {
-        Path root = Path.of("").toAbsolutePath().getParent();
-        ClusterLayout layout = new ClusterLayout(2, 0, 0, "kv", "127.0.0.1:" + Ports.KAFKA, c.launcher().stateDir(), SIM_SPEEDUP);
-        ServiceSpec spec = layout.services().stream().filter(s -> s.name().equals("router")).findFirst().orElseThrow();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-jar",
-                root.resolve(spec.module()).resolve("target").resolve(spec.module() + "-exec.jar").toString()));
-        cmd.addAll(spec.args());
-        File log = c.launcher().stateDir().resolve("logs").resolve("router-restarted.log").toFile();
-        return new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.to(log)).start();
+        return outcomes;
     }
 }

@@ -54,12 +54,37 @@ public final class PerformanceModel {
         return profile.decodeItlMs().value(Math.max(1, context), Math.max(1, concurrency));
     }
 
-    public Capacity prefillCapacity(double isl, double ttftTargetMs) {
+    /** μ(isl): the most prompt tokens/s one replica prefills, over the profile's concurrencies. */
+    public double prefillPeakTokensPerSecond(double isl) {
         double tokens = Math.max(1, isl);
         double peak = 0;
         for (double c : profile.prefillTtftMs().ys()) {
             peak = Math.max(peak, c * tokens * 1000 / ttftMs(tokens, c));
         }
+        return peak;
+    }
+
+    /**
+     * ITL of {@code concurrency} sequences of {@code context} tokens on a replica that also prefills prompts
+     * of {@code isl} uncached tokens at {@code promptTokensPerSecond} (an aggregated worker). A step that
+     * prefills holds every decoding sequence for the prompt's prefill, s = TTFT(isl, 1), and gives each one
+     * token; the replica spends ρ = min(0.95, promptTokensPerSecond / μ(isl)) of its time in such steps. A
+     * sequence's token rate is then (1 − ρ) / ITL(context, c) + ρ / max(ITL(context, c), s), and the ITL its
+     * inverse. With no prefill it is ITL(context, c).
+     */
+    public double aggregatedItlMs(double context, double concurrency, double isl, double promptTokensPerSecond) {
+        double decode = itlMs(context, concurrency);
+        if (!(promptTokensPerSecond > 0) || !(isl > 0)) {
+            return decode;
+        }
+        double rho = Math.min(0.95, promptTokensPerSecond / prefillPeakTokensPerSecond(isl));
+        double mixed = Math.max(decode, ttftMs(isl, 1));
+        return 1 / ((1 - rho) / decode + rho / mixed);
+    }
+
+    public Capacity prefillCapacity(double isl, double ttftTargetMs) {
+        double tokens = Math.max(1, isl);
+        double peak = prefillPeakTokensPerSecond(tokens);
         double unloaded = ttftMs(tokens, 1);
         double service = 1000 * tokens / peak;
         double rho = MIN_UTILISATION;

@@ -70,7 +70,7 @@ public final class Planner {
             started = now;
         }
         forecast.learn(o);
-        corrections.update(o, model);
+        corrections.update(o, model, prefillsOnDecode() ? o.ready().get(Pool.AGGREGATED) : 0);
         if (o.requests() > 0 || o.requestRate() > 0) {
             lastTraffic = now;
         }
@@ -161,11 +161,16 @@ public final class Planner {
         }
     }
 
+    /** Whether the pool that decodes also prefills: an aggregated pool without a prefill pool. */
+    private boolean prefillsOnDecode() {
+        return config.pools().contains(Pool.AGGREGATED) && !config.pools().contains(Pool.PREFILL);
+    }
+
     /** Reactive floor: one replica more than the target when the serving pool is under pressure now. */
     private double pressure(Pool p, double need, Observation o, Demand next, List<String> notes) {
         int target = states.get(p).target;
         boolean servesDecode = p == Pool.DECODE || (p == Pool.AGGREGATED && !config.pools().contains(Pool.DECODE));
-        boolean servesPrefill = p == Pool.PREFILL || (p == Pool.AGGREGATED && !config.pools().contains(Pool.PREFILL));
+        boolean servesPrefill = p == Pool.PREFILL || (p == Pool.AGGREGATED && prefillsOnDecode());
         if (servesDecode && o.decodeKvUsage() >= config.scaling().kvPressure() && need < target + 1) {
             notes.add(String.format(Locale.ROOT, "%s KV usage %.2f ≥ %.2f", p.label(), o.decodeKvUsage(),
                     config.scaling().kvPressure()));

@@ -105,6 +105,23 @@ public final class PerformanceModel {
         return new Capacity(c * 1000 / latency, c, latency, itlMs(ctx, 1) <= itlTargetMs);
     }
 
+    /**
+     * Decode throughput of one replica that spends {@code prefillShare} (ρ) of its time in steps prefilling
+     * prompts of {@code isl} uncached tokens, at an ITL target for what its sequences see
+     * ({@link #aggregatedItlMs}): the decode-only target x with (1 − ρ)/x + ρ/max(x, s) = 1/target, s =
+     * TTFT(isl, 1). When a prompt's prefill step is no longer than the target, x = target (a step that
+     * prefills is no slower than the target allows); otherwise x = (1 − ρ) / (1/target − ρ/s) &lt; target.
+     */
+    public Capacity decodeCapacityBesidePrefill(double context, double itlTargetMs, double isl, double prefillShare) {
+        double step = ttftMs(Math.max(1, isl), 1);
+        double rho = Math.max(0, Math.min(0.95, prefillShare));
+        double target = itlTargetMs;
+        if (step > itlTargetMs && rho > 0) {
+            target = (1 - rho) / (1 / itlTargetMs - rho / step);
+        }
+        return decodeCapacity(context, target);
+    }
+
     private static double largestMeeting(double target, double cMax, java.util.function.DoubleUnaryOperator latency) {
         if (latency.applyAsDouble(1) > target) {
             return 1;

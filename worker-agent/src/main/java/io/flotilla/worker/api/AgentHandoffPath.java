@@ -3,7 +3,8 @@ package io.flotilla.worker.api;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvHandoff;
-import io.flotilla.worker.agent.WorkerInstance;
+import io.flotilla.protocol.v1.PrefillRequest;
+import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.worker.engine.KvImport;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.kv.HandoffCheck;
@@ -17,58 +18,54 @@ import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A Generate that carries a KV handoff (ARCHITECTURE "Disaggregated (prefill first)"): check it,
- * pull its blocks on a pull thread, tell the source to release its lease, then continue decoding
- * from the handoff's first token. Anything that goes wrong before the continuation is queued ends
- * in a local prefill of the whole prompt, with the reason in the last chunk's
- * {@code handoff_refused_reason}: refusals before any transfer count as
+ * Handoffs through Flotilla's transfer agent (ARCHITECTURE "Disaggregated prefill/decode").
+ *
+ * <p>Decode: check the handoff, pull its blocks on a pull thread, tell the source to release its
+ * lease, then continue decoding from the handoff's first token. Anything that goes wrong before the
+ * continuation is queued ends in a local prefill of the whole prompt, with the reason in the last
+ * chunk's {@code handoff_refused_reason}: refusals before any transfer count as
  * {@code handoffs_refused{reason}}, failures after as {@code handoff_fallbacks{reason}}. The source
- * hears a release in every case where this worker has a transfer side (transferred = whether the
- * blocks arrived), so its lease rarely has to expire.
+ * hears a release in every case (transferred = whether the blocks arrived), so its lease rarely has
+ * to expire.
+ *
+ * <p>Prefill: the engine pins the prompt's blocks; {@link PrefillCall} puts them under a lease and
+ * answers with the handoff.
  */
-final class HandoffDecode {
+public final class AgentHandoffPath implements HandoffPath {
 
-    private static final Logger log = LoggerFactory.getLogger(HandoffDecode.class);
+    private static final Logger log = LoggerFactory.getLogger(AgentHandoffPath.class);
 
-    private final WorkerInstance worker;
-    private final GenerateRequest request;
-    private final ServerCallStreamObserver<GenerateChunk> stream;
-    private final CancelRelay relay;
+    private final LocalGenerate local;
+    private final KvTransferNode node;
 
-    private HandoffDecode(WorkerInstance worker, GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream,
-                          CancelRelay relay) {
-        this.worker = worker;
-        this.request = request;
-        this.stream = stream;
-        this.relay = relay;
+    public AgentHandoffPath(LocalGenerate local, KvTransferNode node) {
+        this.local = local;
+        this.node = node;
     }
 
-    /** Starts serving {@code request} (which has a handoff); returns without waiting for the transfer. */
-    static void start(WorkerInstance worker, GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream,
-                      CancelRelay relay) {
-        HandoffDecode d = new HandoffDecode(worker, request, stream, relay);
-        KvHandoff h = request.getHandoff();
-        KvTransferNode node = worker.transfer().orElse(null);
+    /** The transfer side (leases, puller), for tests and status. */
+    public KvTransferNode node() {
+        return node;
+    }
+
+    @Override
+    public void decode(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay) {
         try {
-            if (node == null) {
-                throw new HandoffFailure("unsupported", worker.identity().id() + " has no KV transfer agent (role "
-                        + worker.identity().role() + ")");
-            }
-            HandoffCheck.check(h, request, worker.identity(), node.clock().millis());
+            HandoffCheck.check(request.getHandoff(), request, local.identity(), node.clock().millis());
         } catch (HandoffFailure f) {
-            worker.metrics().handoffRefused(f.reason());
-            d.releaseSource(node, false);
-            d.prefillLocally(f);
+            releaseSource(request, false);
+            local.refuse(request, stream, relay, f);
             return;
         }
         try {
-            node.pulls().execute(() -> d.pullAndContinue(node));
+            node.pulls().execute(() -> pullAndContinue(request, stream, relay));
         } catch (RejectedExecutionException e) {
-            d.fallBack(node, new HandoffFailure("transfer", "the worker is shutting down its transfer side"));
+            fallBack(request, stream, relay, new HandoffFailure("transfer", "the worker is shutting down its transfer side"));
         }
     }
 
-    private void pullAndContinue(KvTransferNode node) {
+    private void pullAndContinue(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream,
+                                 CancelRelay relay) {
         KvHandoff h = request.getHandoff();
         Duration timeout = node.pullTimeout();
         if (request.getDeadlineMs() > 0) {
@@ -82,21 +79,21 @@ final class HandoffDecode {
             }
             imported = node.puller().pull(h, EngineRequests.prompt(request), timeout);
         } catch (HandoffFailure f) {
-            fallBack(node, f);
+            fallBack(request, stream, relay, f);
             return;
         } catch (RuntimeException e) {
-            fallBack(node, new HandoffFailure("transfer", "pulling the handoff failed: " + e, e));
+            fallBack(request, stream, relay, new HandoffFailure("transfer", "pulling the handoff failed: " + e, e));
             return;
         }
-        releaseSource(node, true);
+        releaseSource(request, true);
         if (relay.cancelled()) {
             imported.abort();
             return;
         }
         RequestHandle handle;
         try {
-            int importedTokens = imported.toFetch().size() * worker.identity().blockSize();
-            GenerateCall call = new GenerateCall(stream, worker.identity().id(), worker.metrics(), importedTokens);
+            int importedTokens = imported.toFetch().size() * local.identity().blockSize();
+            GenerateCall call = new GenerateCall(stream, local.identity().id(), local.metrics(), importedTokens);
             handle = node.engine().submitContinuation(EngineRequests.of(request), h.getFirstToken(), h.getRngState(),
                     imported, call);
         } catch (RuntimeException e) {
@@ -104,29 +101,48 @@ final class HandoffDecode {
             stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
             return;
         }
-        worker.metrics().handoffUsed();
+        local.metrics().handoffUsed();
         relay.attach(handle);
     }
 
-    private void fallBack(KvTransferNode node, HandoffFailure f) {
-        log.info("{}: handoff of request {} from {} failed ({}: {}); prefilling locally", worker.identity().id(),
+    private void fallBack(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
+                          HandoffFailure f) {
+        log.info("{}: handoff of request {} from {} failed ({}: {}); prefilling locally", local.identity().id(),
                 request.getRequestId(), request.getHandoff().getSourceWorkerId(), f.reason(), f.getMessage());
-        worker.metrics().handoffFallback(f.reason());
-        releaseSource(node, false);
+        local.metrics().handoffFallback(f.reason());
+        releaseSource(request, false);
         if (!relay.cancelled()) {
-            prefillLocally(f);
+            local.submit(request, stream, relay, "handoff refused (" + f.reason() + "): " + f.getMessage());
         }
     }
 
-    private void releaseSource(KvTransferNode node, boolean transferred) {
-        if (node != null) {
-            KvHandoff h = request.getHandoff();
-            node.releaser().release(h.getSourceEndpoint(), h.getLeaseId(), transferred);
+    private void releaseSource(GenerateRequest request, boolean transferred) {
+        KvHandoff h = request.getHandoff();
+        node.releaser().release(h.getSourceEndpoint(), h.getLeaseId(), transferred);
+    }
+
+    @Override
+    public boolean servesPrefill() {
+        return true;
+    }
+
+    @Override
+    public void prefill(PrefillRequest request, ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
+        try {
+            relay.attach(node.engine().prefill(EngineRequests.of(request),
+                    new PrefillCall(local.identity(), node, local.metrics(), request, stream)));
+        } catch (RuntimeException e) {
+            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
         }
     }
 
-    private void prefillLocally(HandoffFailure why) {
-        WorkerGrpcService.submitLocal(worker, request, stream, relay, "handoff refused (" + why.reason() + "): "
-                + why.getMessage());
+    @Override
+    public boolean releaseLease(String leaseId) {
+        return node.leases().release(leaseId);
+    }
+
+    @Override
+    public void close() {
+        node.close();
     }
 }

@@ -50,6 +50,13 @@ final class Sequence {
     boolean sinkFailed;
     /** Set for a prefill-only sequence: it receives the pinned prompt instead of onFinish. */
     PrefillSink prefillSink;
+    /**
+     * Blocks being onboarded from lower KV tiers ({@link TierIntake}); while set the sequence holds slots
+     * beyond {@code computed} and is not scheduled. Cleared by completion, preemption and retirement.
+     */
+    TierIntake.Run onboarding;
+    /** Simulated time before which the onboarded KV has not crossed its link; 0 when none. */
+    long readyAtMs;
     private boolean terminated;
 
     private int[] slots = new int[4];
@@ -95,10 +102,20 @@ final class Sequence {
 
     /** Releases every held block, last block first so a sequence's tail is evicted before its prefix. */
     void releaseBlocks(BlockPool pool) {
-        for (int b = slotCount - 1; b >= 0; b--) {
+        truncateBlocks(0, pool);
+    }
+
+    /** Releases the blocks from {@code keep} on, last first. */
+    void truncateBlocks(int keep, BlockPool pool) {
+        for (int b = slotCount - 1; b >= keep; b--) {
             pool.release(slots[b]);
         }
-        slotCount = 0;
+        slotCount = Math.min(slotCount, keep);
+    }
+
+    /** Whether the sequence waits for onboarded KV at simulated time {@code nowMs}. */
+    boolean awaitingKv(long nowMs) {
+        return onboarding != null || nowMs < readyAtMs;
     }
 
     /** The token at position {@code i} (prompt, then generated tokens). */

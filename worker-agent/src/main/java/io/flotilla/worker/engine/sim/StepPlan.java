@@ -23,6 +23,7 @@ public final class StepPlan {
     private final List<String> preempted = new ArrayList<>();
     private int budgetLeft;
     private double stepMs;
+    private double waitMs;
 
     StepPlan(long nowMs, int tokenBudget) {
         this.nowMs = nowMs;
@@ -40,6 +41,14 @@ public final class StepPlan {
 
     public boolean isEmpty() {
         return entries.isEmpty();
+    }
+
+    /**
+     * For an empty plan: milliseconds (speedup applied) until onboarded KV of a running sequence has
+     * crossed its link and the sequence can run; 0 when nothing waits for that.
+     */
+    public double waitMs() {
+        return waitMs;
     }
 
     /** The planned work in execution order: decodes first, then prefill chunks. */
@@ -110,5 +119,9 @@ public final class StepPlan {
 
     void stepMs(double ms) {
         this.stepMs = ms;
+    }
+
+    void waitMs(double ms) {
+        this.waitMs = ms;
     }
 }

@@ -62,6 +62,13 @@ public class RouterEndpoint {
             m.put("running", w.load().running());
             m.put("waiting", w.load().waiting());
             m.put("busy", busy.isBusy(c));
+            if (w.tiers().bytesPerBlock() > 0) {
+                Map<String, Object> tiers = new LinkedHashMap<>();
+                tiers.put("bytes_per_block", w.tiers().bytesPerBlock());
+                tiers.put("host_bytes_per_second", w.tiers().hostBytesPerSecond());
+                tiers.put("disk_bytes_per_second", w.tiers().diskBytesPerSecond());
+                m.put("kv_tiers", tiers);
+            }
             workers.add(m);
         }
         Map<String, Object> out = new LinkedHashMap<>();

@@ -21,9 +21,15 @@ import java.util.Map;
  * @param simSpeedup      simulated engines run this many times faster than their timing model
  * @param model           the served model: its name, tokenizer and block size go to the gateway, every
  *                        worker and the planner alike, so they hash blocks in one namespace
+ * @param kvbm            the simulated workers' KV tiers below the device and their device pool size
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
+                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model, KvbmOptions kvbm) {
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, KvbmOptions.NONE);
+    }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir) {
@@ -37,6 +43,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
 
     public ClusterLayout {
         java.util.Objects.requireNonNull(model, "model");
+        kvbm = kvbm == null ? KvbmOptions.NONE : kvbm;
     }
 
     static final String SERVICE_HEAP = "256m";
@@ -114,9 +121,12 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         List<String> args = new ArrayList<>(workerArgs(n));
         args.addAll(model.workerArgs());
         args.addAll(engines.workerArgs(n));
+        if (!engines.external()) {
+            args.addAll(kvbm.workerArgs(Ports.workerId(n), stateDir));
+        }
         return new ServiceSpec(Ports.workerId(n), "worker-agent",
                 ports("grpc", Ports.workerGrpc(n), "transfer", Ports.workerTransfer(n), "mgmt", Ports.workerManagement(n)),
-                Ports.workerManagement(n), args, WORKER_HEAP);
+                Ports.workerManagement(n), args, WORKER_HEAP, kvbm.workerDirectMemory());
     }
 
     private List<String> workerArgs(int n) {

@@ -85,12 +85,20 @@ public final class LocalCluster {
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model,
+                KvbmOptions.NONE, timeout);
+    }
+
+    /** As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, Duration)}, with KV tiers. */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   KvbmOptions kvbm, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
             String kafkaAddress = externalKafka == null ? "127.0.0.1:" + Ports.KAFKA : externalKafka;
             ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                    model);
+                    model, kvbm);
             checkPortsFree(layout, externalKafka == null);
             record(state, layout, planner, engines);
             Instant begin = Instant.now();
@@ -134,6 +142,7 @@ public final class LocalCluster {
         state.setLayout("planner", planner.connector());
         engines.save(state);
         layout.model().save(state);
+        layout.kvbm().save(state);
     }
 
     /** The layout {@link #record} recorded (without the external engines: {@link ExternalEngines#load}). */
@@ -141,7 +150,7 @@ public final class LocalCluster {
         return new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
                 Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
-                Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state));
+                Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state), KvbmOptions.load(state));
     }
 
     /** The recorded state, after checking that none of its processes still runs. */

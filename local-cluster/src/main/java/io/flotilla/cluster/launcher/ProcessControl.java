@@ -48,7 +48,7 @@ final class ProcessControl {
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of("-Xms64m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
-                "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m", "-XX:MaxDirectMemorySize=512m",
+                "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m", "-XX:MaxDirectMemorySize=" + spec.directMemory(),
                 "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", "-jar", jar.toString()));
         cmd.addAll(spec.args());
         Process p = new ProcessBuilder(cmd)

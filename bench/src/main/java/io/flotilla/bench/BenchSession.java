@@ -92,12 +92,15 @@ final class BenchSession {
             throw new IllegalStateException("stopped before run '" + label + "'");
         }
         String m = model();
-        RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed, options.config());
+        TierStatsProbe tiers = TierStatsProbe.read(options.routerUrl, options.routerGrpc, err);
+        long lruBlocks = options.lruBlocks > 0 ? options.lruBlocks : tiers.capacityBlocks();
+        RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed,
+                options.config().withLruBlocks(lruBlocks));
         RunResult result;
         try (Workload w = workload.build(options.seed);
              CompletionClient client = new CompletionClient(options.url, m, options.apiKey, disaggHint,
                      w.wantsOutputTokenIds(), options.requestTimeout)) {
-            LoadGenerator generator = new LoadGenerator(options.config(), w, client);
+            LoadGenerator generator = new LoadGenerator(context.config(), w, client);
             err.println("bench " + label + ": " + w.describe() + " → " + options.url + " (model " + m + ", router mode "
                     + routerMode + ")");
             CountDownLatch written = new CountDownLatch(1);
@@ -116,6 +119,7 @@ final class BenchSession {
                         progress.close();
                     }
                 }
+                result = result.withTierHits(tiers.hitsSince(options.routerUrl, options.routerGrpc, err));
                 RunSummary summary = RunSummary.of(context, result, options.slo());
                 ReportWriter.write(dir, summary);
                 out.println("bench " + label + ": " + oneLine(summary) + " → " + dir.toAbsolutePath().normalize());
@@ -133,10 +137,13 @@ final class BenchSession {
 
     static String oneLine(RunSummary s) {
         return String.format(java.util.Locale.ROOT,
-                "%d requests, %d ok, %d failed; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s)",
+                "%d requests, %d ok, %d failed; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s, "
+                        + "same-capacity LRU %s; device %s host %s disk %s)",
                 s.requests(), s.completed(), s.failed(), ReportWriter.fmt(s.ttft().percentile(50)),
                 ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itl().percentile(50)),
-                ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()));
+                ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()),
+                ReportWriter.pct(s.lruHitRate()), ReportWriter.pct(s.tierHitRate("device")),
+                ReportWriter.pct(s.tierHitRate("host")), ReportWriter.pct(s.tierHitRate("disk")));
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -134,6 +134,9 @@ public final class WorkerMetrics {
             FunctionCounter.builder("flotilla.worker.kvbm.corrupt_blocks", stats, TierStats::corruptBlocks)
                     .description("KV blocks that failed their checksum when onboarded (dropped and recomputed)").tags(tt)
                     .register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.skipped_offloads", stats, TierStats::skippedOffloads)
+                    .description("Blocks not copied into the tier because the tier thread lagged (a quarter of the "
+                            + "device pool was waiting for copies)").tags(tt).register(registry);
             FunctionCounter.builder("flotilla.worker.kvbm.io_errors", stats, TierStats::ioErrors)
                     .description("Tier reads or writes that failed").tags(tt).register(registry);
             Timer.builder("flotilla.worker.kvbm.onboard").description("Wall time to copy and verify one request's blocks "

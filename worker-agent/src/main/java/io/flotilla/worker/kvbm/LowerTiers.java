@@ -187,6 +187,11 @@ public final class LowerTiers implements AutoCloseable {
         pending.add(new Offload(seqHash, device, done));
     }
 
+    /** The engine did not queue a block because too many copies are in flight (the tier thread lags). */
+    public void skippedOffload() {
+        hostStats.skippedOffloads.incrementAndGet();
+    }
+
     /** Hands the queued offloads to the tier thread as one job (one lock round trip, one event batch). */
     public void submit() {
         if (pending.isEmpty()) {

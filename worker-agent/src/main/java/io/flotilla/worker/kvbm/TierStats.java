@@ -18,6 +18,7 @@ public final class TierStats {
     final AtomicLong onboardedBytes = new AtomicLong();
     final AtomicLong corruptBlocks = new AtomicLong();
     final AtomicLong ioErrors = new AtomicLong();
+    final AtomicLong skippedOffloads = new AtomicLong();
 
     public TierStats(KvTier tier) {
         this.tier = tier;
@@ -57,6 +58,11 @@ public final class TierStats {
     /** Blocks that failed verification when onboarded (dropped, recomputed). */
     public long corruptBlocks() {
         return corruptBlocks.get();
+    }
+
+    /** Blocks not copied into this tier because too many copies were in flight (the tier thread lagged). */
+    public long skippedOffloads() {
+        return skippedOffloads.get();
     }
 
     /** Reads or writes of this tier's storage that failed (the block was not stored or not onboarded). */

@@ -36,6 +36,7 @@ public final class BlockPool {
     /** A lower tier is copying the slot's bytes: not evictable, not rewritten. */
     private final boolean[] copying;
     private int held;
+    private int copyingCount;
     private RegistrationHook onRegistered;
     private final int[] freeStack;
     private int freeTop;
@@ -86,6 +87,8 @@ public final class BlockPool {
     public int cachedBlocks() { return cached; }
     /** Unreferenced resident blocks held for a lower tier's copy. */
     public int heldBlocks() { return held; }
+    /** Blocks a lower tier is copying now, referenced or not. */
+    public int copyingBlocks() { return copyingCount; }
     public int freeBlocks() { return freeTop; }
     public int residentBlocks() { return index.size(); }
 
@@ -115,6 +118,7 @@ public final class BlockPool {
             held++;
         }
         copying[slot] = true;
+        copyingCount++;
     }
 
     /** The copy of {@code slot} ended: an unreferenced block becomes cached (most recent) again. */
@@ -123,6 +127,7 @@ public final class BlockPool {
             throw new IllegalStateException("slot " + slot + " is not held for a copy");
         }
         copying[slot] = false;
+        copyingCount--;
         if (refCount[slot] == 0) {
             held--;
             appendLru(slot);

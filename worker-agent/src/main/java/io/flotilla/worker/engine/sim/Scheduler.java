@@ -101,8 +101,18 @@ public final class Scheduler {
         this.planner = new BatchPlanner(config, hasher, pool, running, waiting, intake, deviceStats);
     }
 
-    /** A freshly registered block is copied down to host memory (write-through), off this thread. */
+    /**
+     * A freshly registered block is copied down to host memory (write-through), off this thread. At most
+     * a quarter of the pool (or one full step's blocks, if more) waits for copies at once: when the tier
+     * thread falls behind, further blocks are not copied (counted), so offloading never starves
+     * admission of device blocks.
+     */
     private void offload(int slot, long seqHash) {
+        int limit = Math.max(pool.totalBlocks() / 4, config.maxBatchTokens() / blockSize);
+        if (pool.copyingBlocks() >= limit) {
+            tiers.skippedOffload();
+            return;
+        }
         if (tiers.wantsOffload(seqHash)) {
             pool.holdForCopy(slot);
             tiers.offload(seqHash, pool.payloads().block(slot), () -> pool.copyDone(slot));

@@ -50,7 +50,7 @@ public final class LowerTiers implements AutoCloseable {
     private final CRC32C crc = new CRC32C(); // tier thread only
     private List<Offload> pending = new ArrayList<>();
     private volatile OnboardObserver observer = (tier, blocks, nanos) -> { };
-    private boolean closed;
+    private volatile boolean closed;
 
     /** Sees every finished onboarding: its source tier, blocks and wall time (tier thread, under the lock). */
     @FunctionalInterface

@@ -35,6 +35,7 @@ final class BenchSession {
     private final PrintStream out;
     private final PrintStream err;
     private String model;
+    private Boolean returnTokenIds;
     /** Set by Ctrl-C: the current run stops and writes its reports; no further run starts. */
     private volatile boolean stopped;
 
@@ -99,7 +100,7 @@ final class BenchSession {
         RunResult result;
         try (Workload w = workload.build(options.seed);
              CompletionClient client = new CompletionClient(options.url, m, options.apiKey, disaggHint,
-                     w.wantsOutputTokenIds(), options.requestTimeout)) {
+                     outputTokenIds(w, m), options.requestTimeout)) {
             LoadGenerator generator = new LoadGenerator(context.config(), w, client);
             err.println("bench " + label + ": " + w.describe() + " → " + options.url + " (model " + m + ", router mode "
                     + routerMode + ")");
@@ -133,6 +134,25 @@ final class BenchSession {
                 }
             }
         }
+    }
+
+    /**
+     * Whether to ask for the generated token ids: only when the workload uses them and the server takes
+     * {@code return_token_ids}; otherwise follow-up turns reuse the previous prompt with substitute ids
+     * for its output ({@link io.flotilla.bench.workload.SessionWorkload}).
+     */
+    private boolean outputTokenIds(Workload w, String model) {
+        if (!w.wantsOutputTokenIds()) {
+            return false;
+        }
+        if (returnTokenIds == null) {
+            returnTokenIds = CompletionClient.acceptsReturnTokenIds(options.url, model, options.apiKey);
+            if (!returnTokenIds) {
+                err.println("bench: the server refuses return_token_ids; follow-up turns carry the previous prompt and "
+                        + "substitute ids for its output (the previous output is not reused as a prefix)");
+            }
+        }
+        return returnTokenIds;
     }
 
     static String oneLine(RunSummary s) {

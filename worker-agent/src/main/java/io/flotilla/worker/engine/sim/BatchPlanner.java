@@ -22,10 +22,10 @@ import java.util.List;
  *       admission stops at the first sequence whose chunk cannot get blocks without preempting. When
  *       lower KV tiers hold the blocks after the resident prefix and onboarding them is cheaper than
  *       recomputing ({@link TierIntake}), the sequence is admitted with those blocks on their way in and
- *       computes nothing until they arrived and verified.</li>
+ *       its first chunk after them is planned in the same step, which then lasts at least the modeled
+ *       transfer time; the chunk counts only if the copies verified by the time the step completes.</li>
  * </ol>
- * Sequences awaiting onboarded KV are skipped; a step with nothing to do but wait for it says how long
- * ({@link StepPlan#waitMs()}).
+ * Sequences whose onboarded KV has not verified yet are skipped.
  * When a running sequence needs a block and none is free or evictable, the youngest running
  * sequence is preempted by recompute: its blocks are released (they stay cached, so recompute often
  * hits them) and it goes back to the front of the waiting queue.
@@ -63,29 +63,16 @@ final class BatchPlanner {
             admitWaiting(plan);
         }
         double kvUsage = (double) pool.activeBlocks() / pool.totalBlocks();
-        plan.stepMs(config.timing().stepMs(plan.prefillTokens(), plan.decodes(), kvUsage) / config.speedup());
-        if (plan.isEmpty()) {
-            plan.waitMs(untilKvArrives(nowMs));
-        }
+        plan.stepMs(Math.max(plan.onboardingMs(),
+                config.timing().stepMs(plan.prefillTokens(), plan.decodes(), kvUsage) / config.speedup()));
         return plan;
-    }
-
-    /** Milliseconds until the first sequence whose onboarded KV is verified may run; 0 when none waits for that. */
-    private double untilKvArrives(long nowMs) {
-        long first = Long.MAX_VALUE;
-        for (Sequence seq : running) {
-            if (seq.onboarding == null && seq.readyAtMs > nowMs) {
-                first = Math.min(first, seq.readyAtMs);
-            }
-        }
-        return first == Long.MAX_VALUE ? 0 : first - nowMs;
     }
 
     /** Schedules decodes ({@code decodes}) or prefill chunks of running sequences, oldest first. */
     private void scheduleRunning(StepPlan plan, boolean decodes) {
         for (int i = 0; i < running.size() && plan.budgetLeft() > 0; i++) {
             Sequence seq = running.get(i);
-            if (seq.decoding != decodes || (!decodes && seq.awaitingKv(plan.nowMs()))) {
+            if (seq.decoding != decodes || (!decodes && seq.awaitingKv())) {
                 continue;
             }
             int tokens = decodes ? 1 : Math.min(seq.remaining(), plan.budgetLeft());
@@ -118,7 +105,6 @@ final class BatchPlanner {
         plan.drop(victim);
         victim.releaseBlocks(pool);
         victim.onboarding = null; // its copies keep their own references and end without it
-        victim.readyAtMs = 0;
         victim.computed = 0;
         victim.decoding = false;
         victim.state = Sequence.State.WAITING;
@@ -139,16 +125,26 @@ final class BatchPlanner {
             }
             TierIntake.Run run = intake == null ? null : intake.plan(seq, matched, (seq.length - 1) / blockSize);
             if (run != null) {
-                if (run.lower() > pool.availableBlocks() - matchedCached - intake.cachedInRun(seq, run)) {
+                int onboarded = (matched + run.blocks()) * blockSize;
+                int chunk = Math.min(seq.length - onboarded, plan.budgetLeft());
+                int fresh = blocksFor(onboarded + chunk) - matched - run.blocks();
+                if (run.lower() + fresh > pool.availableBlocks() - matchedCached - intake.cachedInRun(seq, run)) {
                     return;
                 }
                 waiting.pollFirst();
                 holdPrefix(seq, matched);
-                seq.computed = matched * blockSize;
                 seq.state = Sequence.State.RUNNING;
                 running.add(seq);
                 plan.admitted(seq);
-                intake.start(seq, run, plan.nowMs()); // computes nothing until its KV is in
+                intake.start(seq, run);
+                for (int i = 0; i < fresh; i++) {
+                    seq.addSlot(pool.allocate());
+                }
+                // Computes the rest of the prompt in this same step: the step lasts at least as long as the
+                // transfer, and completing it requires the copies to have verified (else no progress).
+                seq.computed = onboarded;
+                plan.onboarding(run.onboardMs);
+                plan.add(seq, chunk, true);
                 continue;
             }
             int cachedTokens = matched * blockSize;

@@ -196,8 +196,8 @@ public final class Scheduler {
         try {
             for (StepPlan.Entry e : plan.entries()) {
                 Sequence seq = e.sequence();
-                if (seq.state != Sequence.State.RUNNING || seq.computed != e.computedBefore()) {
-                    continue;
+                if (seq.state != Sequence.State.RUNNING || seq.computed != e.computedBefore() || seq.onboarding != null) {
+                    continue; // cancelled, preempted, cut back by a failed onboarding, or its KV not verified yet
                 }
                 int before = seq.computed;
                 seq.computed = before + e.tokens();

@@ -51,12 +51,11 @@ final class Sequence {
     /** Set for a prefill-only sequence: it receives the pinned prompt instead of onFinish. */
     PrefillSink prefillSink;
     /**
-     * Blocks being onboarded from lower KV tiers ({@link TierIntake}); while set the sequence holds slots
-     * beyond {@code computed} and is not scheduled. Cleared by completion, preemption and retirement.
+     * Blocks being onboarded from lower KV tiers ({@link TierIntake}); while set, {@code computed} already
+     * counts them (optimistically), no step completes work of the sequence and it is not scheduled again.
+     * Cleared by completion, preemption and retirement.
      */
     TierIntake.Run onboarding;
-    /** Simulated time before which the onboarded KV has not crossed its link; 0 when none. */
-    long readyAtMs;
     private boolean terminated;
 
     private int[] slots = new int[4];
@@ -113,9 +112,9 @@ final class Sequence {
         slotCount = Math.min(slotCount, keep);
     }
 
-    /** Whether the sequence waits for onboarded KV at simulated time {@code nowMs}. */
-    boolean awaitingKv(long nowMs) {
-        return onboarding != null || nowMs < readyAtMs;
+    /** Whether the sequence waits for onboarded KV to verify. */
+    boolean awaitingKv() {
+        return onboarding != null;
     }
 
     /** The token at position {@code i} (prompt, then generated tokens). */

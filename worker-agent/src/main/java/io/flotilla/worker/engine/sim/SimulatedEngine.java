@@ -370,10 +370,6 @@ public final class SimulatedEngine implements Engine {
         } finally {
             lock.unlock();
         }
-        if (plan.isEmpty() && plan.waitMs() > 0) {
-            sleeper.sleepNanos((long) (plan.waitMs() * 1e6)); // onboarded KV is still crossing its link
-            return true;
-        }
         if (!plan.isEmpty()) {
             long left = (long) (plan.stepMs() * 1e6) - (sleeper.nanoTime() - start);
             if (left > 0) {

@@ -23,7 +23,7 @@ public final class StepPlan {
     private final List<String> preempted = new ArrayList<>();
     private int budgetLeft;
     private double stepMs;
-    private double waitMs;
+    private double onboardingMs;
 
     StepPlan(long nowMs, int tokenBudget) {
         this.nowMs = nowMs;
@@ -43,13 +43,6 @@ public final class StepPlan {
         return entries.isEmpty();
     }
 
-    /**
-     * For an empty plan: milliseconds (speedup applied) until onboarded KV of a running sequence has
-     * crossed its link and the sequence can run; 0 when nothing waits for that.
-     */
-    public double waitMs() {
-        return waitMs;
-    }
 
     /** The planned work in execution order: decodes first, then prefill chunks. */
     public List<Work> work() {
@@ -121,7 +114,12 @@ public final class StepPlan {
         this.stepMs = ms;
     }
 
-    void waitMs(double ms) {
-        this.waitMs = ms;
+    /** A sequence admitted in this step onboards KV taking {@code ms} over its link: the step lasts at least that. */
+    void onboarding(double ms) {
+        onboardingMs = Math.max(onboardingMs, ms);
+    }
+
+    double onboardingMs() {
+        return onboardingMs;
     }
 }

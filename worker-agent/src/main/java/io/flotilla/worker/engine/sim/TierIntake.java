@@ -18,9 +18,10 @@ import java.util.Arrays;
  * lower-tier block at its modeled link time ({@link LowerTiers#onboardMs}) and keeps the cut k that
  * saves the most: {@code prefill_ms(N) − prefill_ms(N − k·bs) − Σ onboard_ms} with N the tokens left to
  * compute after the device prefix. {@link #start} gives each block to onboard a fresh device slot (the
- * copy holds its own reference on it, so a preemption never frees a slot being written), and the
- * sequence waits, unscheduled, until the copies are verified and the modeled transfer time passed.
- * {@link #complete} registers the verified prefix and truncates at the first block that failed.
+ * copy holds its own reference on it, so a preemption never frees a slot being written); the planner
+ * schedules the sequence's next chunk in the same step (which lasts at least the modeled transfer
+ * time), and the scheduler completes that chunk only once the copies verified. {@link #complete}
+ * registers the verified prefix and cuts the sequence back at the first block that failed.
  *
  * <p>Same contract as the scheduler: single-threaded, under the engine lock (completion arrives through
  * the tiers' guard, which takes it).
@@ -129,7 +130,7 @@ final class TierIntake {
      * Takes the run's blocks for {@code seq} (whose device prefix is already held): device blocks are
      * retained, the others get fresh slots filled by the tiers. The sequence then awaits its KV.
      */
-    void start(Sequence seq, Run run, long nowMs) {
+    void start(Sequence seq, Run run) {
         int lower = run.lower();
         long[] hashes = new long[lower];
         KvTier[] from = new KvTier[lower];
@@ -163,11 +164,14 @@ final class TierIntake {
             seq.addSlot(slot);
         }
         seq.onboarding = run;
-        seq.readyAtMs = nowMs + (long) Math.ceil(run.onboardMs);
         run.job = tiers.onboard(hashes, from, into, job -> complete(seq, run));
     }
 
-    /** The copies ended: register what verified, give back the copies' references. */
+    /**
+     * The copies ended: register what verified, give back the copies' references. When a block failed,
+     * the sequence is cut back to the block before it (its planned chunk, if not completed yet, no
+     * longer matches and is skipped), and the rest is computed.
+     */
     private void complete(Sequence seq, Run run) {
         Onboarding job = run.job;
         int good = job.verifiedPrefix();
@@ -180,10 +184,12 @@ final class TierIntake {
                         seq.seqHash(b, hasher), seq.localHash(b, hasher));
                 seq.replaceSlot(b, held);
             }
-            seq.truncateBlocks(end, pool);
-            seq.computed = end * blockSize;
+            if (end < run.from + run.blocks()) {
+                seq.truncateBlocks(end, pool);
+                seq.computed = end * blockSize;
+            }
             if (seq.cachedTokens < 0) {
-                seq.cachedTokens = seq.computed;
+                seq.cachedTokens = end * blockSize;
                 recordHits(run, end);
             }
         }

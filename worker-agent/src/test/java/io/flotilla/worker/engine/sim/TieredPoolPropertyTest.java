@@ -91,7 +91,7 @@ class TieredPoolPropertyTest {
                 } else if (op instanceof Step st) {
                     for (int i = 0; i < st.count(); i++) {
                         StepPlan plan = s.schedule(now[0]);
-                        now[0] += (long) Math.ceil(Math.max(1, plan.isEmpty() ? plan.waitMs() : plan.stepMs()));
+                        now[0] += (long) Math.ceil(Math.max(1, plan.stepMs()));
                         s.complete(plan);
                     }
                 } else if (op instanceof Copies c) {
@@ -110,7 +110,7 @@ class TieredPoolPropertyTest {
             for (int i = 0; i < 2000 && !(s.isIdle() && io.queued() == 0); i++) {
                 io.runAll();
                 StepPlan plan = s.schedule(now[0]);
-                now[0] += (long) Math.ceil(Math.max(1, plan.isEmpty() ? plan.waitMs() : plan.stepMs()));
+                now[0] += (long) Math.ceil(Math.max(1, plan.stepMs()));
                 s.complete(plan);
             }
             io.runAll();

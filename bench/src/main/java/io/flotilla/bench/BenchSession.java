@@ -96,12 +96,12 @@ final class BenchSession {
         TierStatsProbe tiers = TierStatsProbe.read(options.routerUrl, options.routerGrpc, err);
         long lruBlocks = options.lruBlocks > 0 ? options.lruBlocks : tiers.capacityBlocks();
         RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed,
-                options.config().withLruBlocks(lruBlocks));
+                options.config().withLruBlocks(lruBlocks), options.queueTimeout, options.tenants, options.priority);
         RunResult result;
         try (Workload w = workload.build(options.seed);
              CompletionClient client = new CompletionClient(options.url, m, options.apiKey, disaggHint,
-                     outputTokenIds(w, m), options.requestTimeout)) {
-            LoadGenerator generator = new LoadGenerator(context.config(), w, client);
+                     outputTokenIds(w, m), options.requestTimeout, options.queueTimeout)) {
+            LoadGenerator generator = new LoadGenerator(context.config(), w, client, options.labeler());
             err.println("bench " + label + ": " + w.describe() + " → " + options.url + " (model " + m + ", router mode "
                     + routerMode + ")");
             CountDownLatch written = new CountDownLatch(1);
@@ -157,9 +157,10 @@ final class BenchSession {
 
     static String oneLine(RunSummary s) {
         return String.format(java.util.Locale.ROOT,
-                "%d requests, %d ok, %d failed; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s, "
+                "%d requests, %d ok, %d failed%s; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s, "
                         + "same-capacity LRU %s; device %s host %s disk %s)",
-                s.requests(), s.completed(), s.failed(), ReportWriter.fmt(s.ttft().percentile(50)),
+                s.requests(), s.completed(), s.failed(), s.errorCodes().isEmpty() ? "" : " " + s.errorCodes(),
+                ReportWriter.fmt(s.ttft().percentile(50)),
                 ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itl().percentile(50)),
                 ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()),
                 ReportWriter.pct(s.lruHitRate()), ReportWriter.pct(s.tierHitRate("device")),

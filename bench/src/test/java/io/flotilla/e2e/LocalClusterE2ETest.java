@@ -5,12 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,26 +33,14 @@ class LocalClusterE2ETest {
 
     private static final HttpClient HTTP = ClusterUnderTest.HTTP;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ClusterUnderTest cluster;
-    private static List<RunningService> started;
-
-    @BeforeAll
-    static void up() throws Exception {
-        cluster = ClusterUnderTest.start("flotilla-e2e-", c -> c.up(2, 0, 0, "kv", null, Duration.ofSeconds(240)));
-        started = cluster.started();
-    }
-
-    @AfterAll
-    static void down() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-",
+            c -> c.up(2, 0, 0, "kv", null, Duration.ofSeconds(240)));
 
     @Test
     @Order(1)
     void everyServiceIsUpAndTheRouterSeesBothWorkers() {
-        assertThat(started).extracting(RunningService::name)
+        assertThat(cluster.get().started()).extracting(RunningService::name)
                 .containsExactly("kafka", "kv-indexer", "router", "planner", "worker-0", "worker-1", "gateway");
         await().atMost(Duration.ofSeconds(30)).until(() -> routable().size() == 2);
         // The first requests run cold code in four JVMs; the cluster is ready once it serves one.
@@ -130,7 +117,7 @@ class LocalClusterE2ETest {
                 usage = chunk.get("usage");
             }
             if (++chunks == 20 && !killed) {
-                cluster.launcher().killWorker(victim); // SIGKILL, mid-stream
+                cluster.get().launcher().killWorker(victim); // SIGKILL, mid-stream
                 killed = true;
                 killedAt = System.nanoTime();
             }
@@ -151,7 +138,7 @@ class LocalClusterE2ETest {
     }
 
     private static List<WorkerInfo> routable() {
-        return cluster.routable();
+        return cluster.get().routable();
     }
 
     private static HttpResponse<String> chat(String content) throws Exception {

@@ -3,7 +3,9 @@ package io.flotilla.gateway.api;
 import io.flotilla.gateway.generation.GenerationJob;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.RequestContext;
-import io.flotilla.gateway.generation.RequestProgress;
+import io.flotilla.gateway.generation.RequestEvent;
+import io.flotilla.gateway.generation.RequestResult;
+import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.generation.TextAssembler;
 import io.flotilla.gateway.generation.TextEvent;
 import io.flotilla.gateway.openai.ApiError;
@@ -58,20 +60,22 @@ final class CompletionResponder {
         ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
                 clock.instant().getEpochSecond(), job.model(), request.includeUsage());
         TextAssembler assembler = new TextAssembler(job.tokenizer(), job.stopStrings());
-        Flux<TextEvent> text = pipeline.run(job, ctx.progress())
+        Flux<TextEvent> text = pipeline.run(job, ctx)
                 .concatMapIterable(assembler::apply)
                 .takeUntil(e -> e instanceof TextEvent.Done)
-                .doOnCancel(ctx.progress()::abandoned); // the client went away (takeUntil completes, never cancels)
+                .doOnCancel(() -> ctx.on(new RequestEvent.Abandoned())); // the client went away (takeUntil completes, never cancels)
         return request.stream() ? stream(exchange, ctx, request, renderer, text) : whole(exchange, ctx, renderer, text);
     }
 
     private Mono<Void> stream(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request,
                               ResponseRenderer renderer, Flux<TextEvent> text) {
-        RequestProgress progress = ctx.progress();
+        AtomicBoolean started = new AtomicBoolean();
         AtomicBoolean roleSent = new AtomicBoolean(request.kind() != CompletionKind.CHAT);
         Flux<String> events = text
                 .concatMapIterable(e -> {
-                    progress.startResponse();
+                    if (started.compareAndSet(false, true)) {
+                        ctx.on(new RequestEvent.ResponseStarted());
+                    }
                     List<String> out = new ArrayList<>(4);
                     if (roleSent.compareAndSet(false, true)) {
                         out.add(renderer.roleChunk());
@@ -79,7 +83,7 @@ final class CompletionResponder {
                     if (e instanceof TextEvent.Delta d) {
                         out.add(renderer.deltaChunk(d.text()));
                     } else if (e instanceof TextEvent.Done done) {
-                        progress.finished(done.finishReason());
+                        ctx.on(new RequestEvent.Responded(done.finishReason()));
                         out.add(renderer.finishChunk(done.finishReason()));
                         if (request.includeUsage()) {
                             out.add(renderer.usageChunk(usage(ctx)));
@@ -89,7 +93,7 @@ final class CompletionResponder {
                     return out;
                 })
                 .onErrorResume(e -> {
-                    if (!progress.responseStarted()) {
+                    if (!ctx.result().responseStarted()) {
                         return Flux.error(e);
                     }
                     ApiError error = e instanceof ApiError api ? api
@@ -97,7 +101,7 @@ final class CompletionResponder {
                     if (!(e instanceof ApiError)) {
                         log.warn("request {}: stream failed after it started", ctx.requestId(), e);
                     }
-                    progress.streamedError(error);
+                    ctx.on(new RequestEvent.StreamedError(error));
                     return Flux.just(ResponseRenderer.errorBody(json, error), "[DONE]");
                 });
         ServerHttpResponse response = exchange.getResponse();
@@ -108,7 +112,7 @@ final class CompletionResponder {
                 headers.setContentType(EVENT_STREAM);
                 headers.setCacheControl("no-cache");
                 headers.set("X-Accel-Buffering", "no");
-                workerHeaders(headers, ctx, progress.firstWorker().isEmpty() ? progress.worker() : progress.firstWorker());
+                workerHeaders(headers, ctx, ctx.result().streamWorker());
             }
             return response.bufferFactory().wrap(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
         });
@@ -127,28 +131,35 @@ final class CompletionResponder {
                     finishReason = done.finishReason();
                 }
             }
-            ctx.progress().finished(finishReason);
+            ctx.on(new RequestEvent.Responded(finishReason));
             byte[] body = renderer.completion(content.toString(), finishReason, usage(ctx)).getBytes(StandardCharsets.UTF_8);
             ServerHttpResponse response = exchange.getResponse();
             response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-            workerHeaders(response.getHeaders(), ctx, ctx.progress().worker());
+            workerHeaders(response.getHeaders(), ctx, ctx.result().worker());
             return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
         });
     }
 
     private static void workerHeaders(HttpHeaders headers, RequestContext ctx, String worker) {
+        RequestResult r = ctx.result();
         headers.set(ResponseHeaders.REQUEST_ID, ctx.requestId());
         if (!worker.isEmpty()) {
             headers.set(ResponseHeaders.WORKER, worker);
         }
-        if (!ctx.progress().prefillWorker().isEmpty()) {
-            headers.set(ResponseHeaders.PREFILL_WORKER, ctx.progress().prefillWorker());
+        if (!r.prefillWorker().isEmpty()) {
+            headers.set(ResponseHeaders.PREFILL_WORKER, r.prefillWorker());
+        }
+        if (r.mode() != null) {
+            headers.set(ResponseHeaders.MODE, GatewayMetrics.modeTag(r.mode()));
+        }
+        if (r.queueWait() != null) {
+            headers.set(ResponseHeaders.QUEUE_MS, Long.toString(r.queueWait().toMillis()));
         }
     }
 
     private static TokenUsage usage(RequestContext ctx) {
         int prompt = ctx.job().promptTokens().length;
-        RequestProgress p = ctx.progress();
+        RequestResult p = ctx.result();
         return new TokenUsage(prompt, p.generatedCount(), p.cachedTokens(prompt));
     }
 }

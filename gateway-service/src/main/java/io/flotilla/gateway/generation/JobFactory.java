@@ -8,12 +8,12 @@ import io.flotilla.gateway.openai.CompletionRequest;
 import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ModelTokenization;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Turns a validated {@link CompletionRequest} into a {@link GenerationJob}: resolves the model (404
- * when no live worker serves it), applies the chat template and tokenizes (on the parallel scheduler,
- * off the event loop), checks prompt and output against the model's context (400
+ * when no live worker serves it), applies the chat template and tokenizes (long text on the bounded
+ * {@code prepare} scheduler, off the event loop), checks prompt and output against the model's context (400
  * {@code context_length_exceeded}) and fills in the default output limit.
  */
 public final class JobFactory {
@@ -25,9 +25,12 @@ public final class JobFactory {
     private final ModelProfiles profiles;
     private final String defaultModel;
     private final int chatDefaultMaxTokens;
+    private final Scheduler prepare;
 
-    public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens) {
+    public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens,
+                      Scheduler prepare) {
         this.catalog = catalog;
+        this.prepare = prepare;
         this.profiles = profiles;
         this.defaultModel = defaultModel;
         this.chatDefaultMaxTokens = chatDefaultMaxTokens;
@@ -46,15 +49,15 @@ public final class JobFactory {
         String model = modelOf(request);
         Mono<ServedModel> served = catalog.require(model);
         if (textChars(request) > INLINE_TEXT_CHARS) {
-            served = served.publishOn(Schedulers.parallel());
+            served = served.publishOn(prepare);
         }
         return served.map(s -> build(request, s, requestId, tenant, disaggAllowed));
     }
 
     /**
      * Text up to this many characters is templated and tokenized on the thread that read the request
-     * (tens of microseconds); longer text moves to the parallel scheduler so it never holds up the
-     * event loop's other connections. The hop itself costs a thread wake-up, which on a busy machine is
+     * (tens of microseconds); longer text moves to the bounded prepare scheduler so it never holds up
+     * the event loop's other connections, and a burst of long prompts cannot take every core. The hop itself costs a thread wake-up, which on a busy machine is
      * a good part of a millisecond of time to first token.
      */
     static final int INLINE_TEXT_CHARS = 4096;

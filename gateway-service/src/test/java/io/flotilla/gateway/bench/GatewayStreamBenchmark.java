@@ -62,7 +62,7 @@ public final class GatewayStreamBenchmark {
                 "--server.port=0", "--management.server.port=0", "--logging.level.root=WARN",
                 "--flotilla.gateway.router-address=" + cluster.routerAddress(),
                 "--flotilla.gateway.records.enabled=false",
-                "--flotilla.gateway.admission.max-in-flight=" + Math.max(256, streams));
+                "--flotilla.gateway.flow.max-in-flight=" + Math.max(256, streams));
         int port = ((WebServerApplicationContext) app).getWebServer().getPort();
         String worker = cluster.decisionFor(cluster.workerA).getWorkerEndpoint();
         ManagedChannel direct = NettyChannelBuilder.forTarget(worker).usePlaintext().build();

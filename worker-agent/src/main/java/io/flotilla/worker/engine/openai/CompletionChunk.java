@@ -23,7 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
  * @param error            an error object the engine put in the stream, else null
  * @param hasChoice        whether the chunk has a choice (usage-only chunks have none)
  */
-record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
+public record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
                        EngineException error, boolean hasChoice) {
 
     /**
@@ -32,13 +32,13 @@ record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String 
      * @param cachedTokens     prompt tokens served from the prefix cache
      *                         ({@code prompt_tokens_details.cached_tokens}; 0 when the engine omits it)
      */
-    record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    public record Usage(int promptTokens, int completionTokens, int cachedTokens) {
     }
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String TOKEN_ID_PREFIX = "token_id:";
 
-    static CompletionChunk parse(String json) {
+    public static CompletionChunk parse(String json) {
         JsonNode root = JSON.readTree(json);
         if (root.has("error") || "error".equals(root.path("object").asString(""))) {
             return new CompletionChunk(null, null, null, null, EngineHttpErrors.forStreamError(root), false);

@@ -264,14 +264,14 @@ public final class KvEventTranslator {
     }
 
     /**
-     * vLLM's medium names: none or "GPU" for device memory; "CPU" (the offloading connector's
-     * {@code CPULoadStoreSpec}, LMCache's local CPU backend) for host memory; anything else (a file
-     * system, shared storage, LMCache's disk backend) is a disk-like tier.
+     * Medium names: none or "GPU" for device memory; "CPU" (vLLM's offloading connector's
+     * {@code CPULoadStoreSpec}, LMCache's local CPU backend) or "CPU_PINNED" (SGLang's host tier) for host
+     * memory; anything else (a file system, shared storage, LMCache's disk backend) is a disk-like tier.
      */
     static KvTier tier(String medium) {
         if (medium == null || medium.equalsIgnoreCase(VllmKvEvent.MEDIUM_GPU)) {
             return KvTier.KV_TIER_DEVICE;
         }
-        return medium.equalsIgnoreCase("CPU") ? KvTier.KV_TIER_HOST : KvTier.KV_TIER_DISK;
+        return medium.toUpperCase(java.util.Locale.ROOT).startsWith("CPU") ? KvTier.KV_TIER_HOST : KvTier.KV_TIER_DISK;
     }
 }

@@ -122,8 +122,11 @@ public final class RouterEngine implements AutoCloseable {
     public ListWorkersResponse listWorkers() {
         ListWorkersResponse.Builder b = ListWorkersResponse.newBuilder();
         for (WorkerView w : directory.views()) {
+            io.flotilla.protocol.v1.WorkerStatus status = directory.status(w.id());
             b.addWorkersBuilder().setWorkerId(w.id()).setModel(w.model()).setRole(w.role()).setState(w.state())
-                    .setEndpoint(w.endpoint()).setBlockSize(w.blockSize()).setRoutable(w.acceptsRequests());
+                    .setEndpoint(w.endpoint()).setBlockSize(w.blockSize()).setRoutable(w.acceptsRequests())
+                    .setCapabilities(status == null ? io.flotilla.protocol.v1.EngineCapabilities.getDefaultInstance()
+                            : status.getCapabilities());
         }
         return b.build();
     }

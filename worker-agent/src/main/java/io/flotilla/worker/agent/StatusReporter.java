@@ -68,6 +68,7 @@ public final class StatusReporter {
                 .setBlockSize(identity.blockSize())
                 .setKvLayout(identity.kvLayout())
                 .setCapacity(capacity)
+                .setCapabilities(engine.capabilities())
                 .setState(state)
                 .setLeaseMs(leaseMs)
                 .setTs(clock.millis());

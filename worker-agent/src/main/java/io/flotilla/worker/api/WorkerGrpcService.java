@@ -35,13 +35,17 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
     @Override
     public void generate(GenerateRequest request, StreamObserver<GenerateChunk> observer) {
         ServerCallStreamObserver<GenerateChunk> stream = (ServerCallStreamObserver<GenerateChunk>) observer;
-        String invalid = EngineRequests.invalid(request, worker.identity());
+        String invalid = EngineRequests.invalid(request, worker.identity(), worker.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
+        if (request.getN() > 1) {
+            ChoiceFanOut.start(worker, EngineRequests.of(request), request.getN(), stream, relay);
+            return;
+        }
         EngineHandoffs engineSide = worker.engineHandoffs().orElse(null);
         if (request.hasHandoff() && engineSide != null) {
             EngineHandoffDecode.start(worker, engineSide, request, stream, relay);
@@ -83,7 +87,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
                     .asRuntimeException());
             return;
         }
-        String invalid = EngineRequests.invalid(request, worker.identity());
+        String invalid = EngineRequests.invalid(request, worker.identity(), worker.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;

@@ -11,6 +11,7 @@ import io.flotilla.worker.engine.openai.ExternalEngineMeters;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
+import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -83,6 +84,7 @@ class WorkerConfig {
             return externalEngineFactory(properties, clock, registry);
         }
         WorkerProperties.Sim sim = properties.sim();
+        SimScript script = sim.script() == null ? null : SimScript.load(sim.script());
         return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
                 .blockSize(sim.blockSize())
                 .totalBlocks(sim.totalBlocks())
@@ -97,7 +99,7 @@ class WorkerConfig {
                 .eosTokenId(sim.eosTokenId())
                 .namespace(identity.namespace())
                 .timing(timing)
-                .build(), identity.id() + "-engine");
+                .build(), script, identity.id() + "-engine");
     }
 
     /**

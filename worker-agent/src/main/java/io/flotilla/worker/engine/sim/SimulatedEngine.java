@@ -62,17 +62,27 @@ public final class SimulatedEngine implements Engine {
     private CompletableFuture<Void> drained;
 
     public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper) {
+        this(config, clock, sleeper, null);
+    }
+
+    /** An engine that answers the prompts {@code script} has rules for with their replies (null: none). */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script) {
         this.config = config;
         this.clock = clock;
         this.sleeper = sleeper;
-        this.scheduler = new Scheduler(config, this::deliverEvents);
+        this.scheduler = new Scheduler(config, this::deliverEvents, script);
         this.exchange = new KvExchange(scheduler);
         this.transfer = config.kvBytesPerBlock() > 0 ? new SimKvTransfer(this) : null;
     }
 
     /** An engine on the system clock, already started. */
     public static SimulatedEngine startRealTime(SimEngineConfig config, String name) {
-        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM).start(name);
+        return startRealTime(config, null, name);
+    }
+
+    /** An engine on the system clock with scripted replies ({@code script} may be null), already started. */
+    public static SimulatedEngine startRealTime(SimEngineConfig config, SimScript script, String name) {
+        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, script).start(name);
     }
 
     /** Starts the driver thread (a daemon named {@code name}); at most once. */
@@ -108,6 +118,12 @@ public final class SimulatedEngine implements Engine {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Every sampling parameter of its synthetic model, logprobs, and JSON output on a cl100k_base model. */
+    @Override
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return scheduler.capabilities();
     }
 
     @Override

@@ -31,6 +31,7 @@ import java.time.Duration;
         "flotilla.gateway.models.tight-model.max-in-flight=1",
         "flotilla.gateway.models.tight-model.max-queued=1",
         "flotilla.gateway.models.tight-model.queue-timeout=1ms",
+        "flotilla.gateway.models.plain-model.tool-parser=none",
 })
 @AutoConfigureWebTestClient(timeout = "60s")
 public abstract class GatewayTestBase {

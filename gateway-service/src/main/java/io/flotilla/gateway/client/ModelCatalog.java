@@ -1,6 +1,7 @@
 package io.flotilla.gateway.client;
 
 import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.ListWorkersResponse;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
 
 /**
  * Models served right now, from the router's {@code ListWorkers}, reused for {@code ttl}. A model is
- * served when a READY, routable aggregated or decode worker runs it. When a refresh fails, the last
+ * served when a READY, routable aggregated or decode worker runs it; its capabilities are what all
+ * those workers' engines honour. When a refresh fails, the last
  * list is kept (a router blip must not make every model vanish); with no list at all the caller gets
  * 503.
  */
@@ -95,6 +97,7 @@ public final class ModelCatalog {
     private Snapshot toSnapshot(ListWorkersResponse response) {
         Map<String, Map<Integer, Integer>> blockSizes = new HashMap<>();
         Map<String, Integer> counts = new HashMap<>();
+        Map<String, EngineCapabilities> capabilities = new HashMap<>();
         for (WorkerInfo w : response.getWorkersList()) {
             boolean serves = w.getRoutable() && w.getState() == WorkerState.WORKER_STATE_READY
                     && (w.getRole() == WorkerRole.WORKER_ROLE_AGGREGATED || w.getRole() == WorkerRole.WORKER_ROLE_DECODE);
@@ -102,13 +105,22 @@ public final class ModelCatalog {
                 continue;
             }
             counts.merge(w.getModel(), 1, Integer::sum);
+            capabilities.merge(w.getModel(), w.getCapabilities(), ModelCatalog::common);
             blockSizes.computeIfAbsent(w.getModel(), m -> new HashMap<>()).merge(w.getBlockSize(), 1, Integer::sum);
         }
         SortedMap<String, ServedModel> models = new TreeMap<>();
         counts.forEach((model, n) -> {
             int blockSize = Collections.max(blockSizes.get(model).entrySet(), Map.Entry.comparingByValue()).getKey();
-            models.put(model, new ServedModel(model, blockSize, n));
+            models.put(model, new ServedModel(model, blockSize, n, capabilities.get(model)));
         });
         return new Snapshot(Collections.unmodifiableSortedMap(models), clock.instant());
+    }
+
+    /** What both engines honour. */
+    static EngineCapabilities common(EngineCapabilities a, EngineCapabilities b) {
+        return EngineCapabilities.newBuilder()
+                .addAllFeatures(a.getFeaturesList().stream().filter(b.getFeaturesList()::contains).distinct().toList())
+                .setMaxTopLogprobs(Math.min(a.getMaxTopLogprobs(), b.getMaxTopLogprobs()))
+                .build();
     }
 }

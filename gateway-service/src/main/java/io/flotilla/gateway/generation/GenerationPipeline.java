@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The request path of one generation: {@code Route} → [{@code Prefill} on the prefill worker] →
@@ -69,12 +70,14 @@ public final class GenerationPipeline {
     }
 
     private Flux<WorkerEvent> recover(GenerationJob job, RequestProgress progress, WorkerStreamFailure failure) {
-        if (progress.generatedCount() >= job.maxTokens()) {
+        if (job.choices() == 1 && progress.generatedCount() >= job.maxTokens()) {
             // Every token arrived; only the worker's last chunk went missing.
             progress.attemptFinished();
             return Flux.just(new WorkerEvent.Finished(FinishReason.FINISH_REASON_LENGTH));
         }
-        if (!failure.migratable() || progress.migrations() >= migrationLimit) {
+        // n choices continue from n different outputs: one Generate cannot resume them once tokens were sent.
+        boolean resumable = job.choices() == 1 || progress.generatedCount() == 0;
+        if (!failure.migratable() || !resumable || progress.migrations() >= migrationLimit) {
             log.warn("request {} failed on {} after {} migrations: {}", job.requestId(), failure.workerId(),
                     progress.migrations(), failure.getMessage());
             return Flux.error(UpstreamErrors.fromWorker(failure));
@@ -130,7 +133,7 @@ public final class GenerationPipeline {
     private Flux<WorkerEvent> execute(GenerationJob job, RequestProgress progress, RouteDecision decision) {
         int[] context = progress.context(job.promptTokens());
         int remaining = job.maxTokens() - progress.generatedCount();
-        SamplingParams sampling = sampling(job);
+        SamplingParams sampling = job.sampling();
         StopConditions stop = stop(job, remaining);
         return prefill(job, progress, decision, context, sampling, stop).flatMapMany(handoff -> {
             GenerateRequest.Builder request = GenerateRequest.newBuilder()
@@ -139,11 +142,15 @@ public final class GenerationPipeline {
                     .setTenant(job.tenant())
                     .setSampling(sampling)
                     .setStop(stop);
+            if (job.choices() > 1) {
+                request.setN(job.choices());
+            }
             for (int t : context) {
                 request.addTokenIds(t);
             }
             handoff.ifPresent(request::setHandoff);
             AtomicBoolean firstToken = new AtomicBoolean();
+            AtomicInteger finishedChoices = new AtomicInteger();
             String workerId = decision.getWorkerId();
             return workers.generate(decision.getWorkerEndpoint(), request.build())
                     .timeout(streamIdleTimeout)
@@ -151,7 +158,7 @@ public final class GenerationPipeline {
                         if (chunk.getTokenIdsCount() > 0 && firstToken.compareAndSet(false, true)) {
                             router.markPrefillDone(job.requestId()).subscribe();
                         }
-                        return events(progress, workerId, chunk);
+                        return events(progress, workerId, chunk, finishedChoices, job.choices());
                     })
                     .concatWith(Flux.defer(() -> progress.isAttemptFinished() ? Flux.empty()
                             : Flux.error(new WorkerStreamFailure(workerId, Status.Code.UNKNOWN,
@@ -188,20 +195,28 @@ public final class GenerationPipeline {
                 });
     }
 
-    private List<WorkerEvent> events(RequestProgress progress, String workerId, GenerateChunk chunk) {
+    /** A chunk as events; the attempt is finished when every one of the {@code choices} has ended. */
+    private List<WorkerEvent> events(RequestProgress progress, String workerId, GenerateChunk chunk,
+                                     AtomicInteger finishedChoices, int choices) {
         progress.onChunk(chunk, clock.instant());
         List<WorkerEvent> out = new ArrayList<>(2);
+        if (chunk.getChoice() >= choices) {
+            throw new WorkerStreamFailure(workerId, Status.Code.INTERNAL, "worker " + workerId + " sent choice "
+                    + chunk.getChoice() + " of a request with " + choices, null);
+        }
         if (chunk.getTokenIdsCount() > 0) {
             int[] ids = new int[chunk.getTokenIdsCount()];
             for (int i = 0; i < ids.length; i++) {
                 ids[i] = chunk.getTokenIds(i);
             }
-            out.add(new WorkerEvent.Tokens(ids));
+            out.add(new WorkerEvent.Tokens(chunk.getChoice(), ids, chunk.getLogprobsList()));
         }
         FinishReason reason = chunk.getFinishReason();
         if (reason == FinishReason.FINISH_REASON_LENGTH || reason == FinishReason.FINISH_REASON_STOP) {
-            progress.attemptFinished();
-            out.add(new WorkerEvent.Finished(reason));
+            if (finishedChoices.incrementAndGet() == choices) {
+                progress.attemptFinished();
+            }
+            out.add(new WorkerEvent.Finished(chunk.getChoice(), reason));
         } else if (reason != FinishReason.FINISH_REASON_UNSPECIFIED && reason != FinishReason.UNRECOGNIZED) {
             throw new WorkerStreamFailure(workerId, Status.Code.ABORTED,
                     "worker " + workerId + " ended the request with " + reason, null);
@@ -209,18 +224,9 @@ public final class GenerationPipeline {
         return out;
     }
 
-    private static SamplingParams sampling(GenerationJob job) {
-        SamplingParams.Builder s = SamplingParams.newBuilder()
-                .setTemperature((float) job.temperature())
-                .setTopP((float) job.topP());
-        if (job.seed() != null) {
-            s.setHasSeed(true).setSeed(job.seed());
-        }
-        return s.build();
-    }
-
     private static StopConditions stop(GenerationJob job, int remaining) {
-        StopConditions.Builder s = StopConditions.newBuilder().setMaxTokens(remaining).setIgnoreEos(job.ignoreEos());
+        StopConditions.Builder s = StopConditions.newBuilder().setMaxTokens(remaining).setIgnoreEos(job.ignoreEos())
+                .addAllStopStrings(job.stopStrings());
         for (int id : job.stopTokenIds()) {
             s.addStopTokenIds(id);
         }

@@ -1,4 +1,4 @@
-package io.flotilla.gateway.tokenize;
+package io.flotilla.gateway.jinja;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
@@ -28,17 +28,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * reports it): extended slices with a step ({@code [::-1]}), chained comparisons ({@code a < b < c}),
  * string repetition ({@code 'x' * 3}); booleans print as {@code true}/{@code false}.
  */
-final class HfJinjaEnvironment {
+public final class HfJinjaEnvironment {
 
     /** Context key of the render's "now", read by {@code strftime_now}. */
-    static final String NOW = "__flotilla_now";
+    public static final String NOW = "__flotilla_now";
     /** Context key of an {@code AtomicReference<String>} in which {@code raise_exception} leaves its message. */
-    static final String RAISED = "__flotilla_raised";
+    public static final String RAISED = "__flotilla_raised";
 
     private HfJinjaEnvironment() {
     }
 
-    static Jinjava create() {
+    public static Jinjava create() {
         CompositeELResolver resolver = new CompositeELResolver();
         resolver.add(new PythonStringMethods());
         resolver.add(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY);

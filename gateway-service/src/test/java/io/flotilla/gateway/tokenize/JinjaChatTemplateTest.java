@@ -1,6 +1,5 @@
 package io.flotilla.gateway.tokenize;
 
-import io.flotilla.gateway.openai.ApiError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,10 +92,8 @@ class JinjaChatTemplateTest {
     void aTemplateRejectingTheConversationIsAClientError() {
         ChatTemplate t = template("mistral-7b-instruct-v0.1");
         assertThatThrownBy(() -> t.render(CONVERSATION)) // this template has no system role
-                .isInstanceOfSatisfying(ApiError.class, e -> {
-                    assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.param()).isEqualTo("messages");
-                })
+                .as("a client error: the HTTP layer answers 400 naming messages (ErrorResponsesTest)")
+                .isInstanceOf(TemplateRejectedException.class)
                 .hasMessageContaining("Conversation roles must alternate user/assistant/user/assistant/...");
     }
 
@@ -107,7 +104,7 @@ class JinjaChatTemplateTest {
                 + "help you today?</s>[INST]You are a helpful assistant. \n\nShow me how chat templating works! ünïcödé 😀[/INST]");
         assertThat(t.render(HELLO)).isEqualTo("<s>[INST]Hello[/INST]");
         assertThatThrownBy(() -> t.render(List.of(new ChatMessage("user", null, "a"), new ChatMessage("user", null, "b"))))
-                .isInstanceOf(ApiError.class).hasMessageContaining("conversation roles must alternate");
+                .isInstanceOf(TemplateRejectedException.class).hasMessageContaining("conversation roles must alternate");
     }
 
     /**
@@ -129,7 +126,7 @@ class JinjaChatTemplateTest {
                 + "  \"f\": 1.5,\n  \"ok\": true,\n  \"none\": null,\n  \"text\": \"tab\\there \\\"q\\\" é\"\n}"
                 + "<|assistant|>2024-07-26 Fri 26 July");
         assertThatThrownBy(() -> t.render(List.of(new ChatMessage("user", null, "/reset now"))))
-                .isInstanceOf(ApiError.class).hasMessageContaining("commands are not allowed: /reset");
+                .isInstanceOf(TemplateRejectedException.class).hasMessageContaining("commands are not allowed: /reset");
     }
 
     @Test

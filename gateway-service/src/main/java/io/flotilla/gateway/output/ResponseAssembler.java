@@ -1,0 +1,70 @@
+package io.flotilla.gateway.output;
+
+import io.flotilla.gateway.generation.WorkerEvent;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The output of one request, all its choices: routes each worker event to its choice's
+ * {@link ChoiceOutput} and ends with {@link OutputEvent.End} once every choice is done. Not
+ * thread-safe; one per request, fed in order (the request's reactive chain).
+ */
+public final class ResponseAssembler {
+
+    private final ResponseShape shape;
+    private final ChoiceOutput[] choices;
+    private int done;
+
+    ResponseAssembler(ResponseShape shape) {
+        this.shape = shape;
+        this.choices = new ChoiceOutput[shape.choices()];
+        for (int i = 0; i < choices.length; i++) {
+            choices[i] = new ChoiceOutput(i, shape);
+        }
+    }
+
+    /** What {@code event} made visible; the last event of all is {@link OutputEvent.End}. */
+    public List<OutputEvent> apply(WorkerEvent event) {
+        int index = event instanceof WorkerEvent.Tokens t ? t.choice() : ((WorkerEvent.Finished) event).choice();
+        if (index < 0 || index >= choices.length) {
+            throw new IllegalStateException("the worker sent choice " + index + " of a request with " + choices.length);
+        }
+        ChoiceOutput choice = choices[index];
+        boolean wasDone = choice.done();
+        List<OutputEvent> out = choice.apply(event);
+        if (!wasDone && choice.done() && ++done == choices.length) {
+            out = new ArrayList<>(out);
+            out.add(new OutputEvent.End());
+        }
+        return out;
+    }
+
+    /** Tokens that went to reasoning, over every choice. */
+    public int reasoningTokens() {
+        int sum = 0;
+        for (ChoiceOutput c : choices) {
+            sum += c.reasoningTokens();
+        }
+        return sum;
+    }
+
+    /** Whether the model has a reasoning parser for this request (usage then reports reasoning tokens). */
+    public boolean reasons() {
+        return shape.reasoning() != null;
+    }
+
+    /** Every choice of a whole (non-streamed) response; valid after {@link OutputEvent.End}. */
+    public List<ChoiceResult> results() {
+        List<ChoiceResult> out = new ArrayList<>(choices.length);
+        for (ChoiceOutput c : choices) {
+            out.add(c.result());
+        }
+        return out;
+    }
+
+    /** The finish reason of choice 0 (for accounting). */
+    public String firstFinishReason() {
+        return choices[0].finishReason();
+    }
+}

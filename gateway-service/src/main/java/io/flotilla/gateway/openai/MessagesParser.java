@@ -21,6 +21,11 @@ final class MessagesParser {
     private static final Set<String> EMPTY_OK = Set.of("refusal", "function_call", "audio", "annotations");
     private static final Set<String> READ = Set.of("role", "content", "name", "tool_calls", "tool_call_id",
             "reasoning_content");
+    /**
+     * Fields the official SDKs' helpers echo back in assistant messages that repeat what the message
+     * says already ({@code parsed}: the Node SDK's parse of the content); OpenAI takes them.
+     */
+    private static final Set<String> ECHOED = Set.of("parsed");
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private MessagesParser() {
@@ -51,7 +56,7 @@ final class MessagesParser {
         }
         JsonParams p = new JsonParams(m, path + ".");
         for (String key : m.propertyNames()) {
-            if (!READ.contains(key) && !(EMPTY_OK.contains(key) && carriesNothing(m.get(key)))) {
+            if (!READ.contains(key) && !ECHOED.contains(key) && !(EMPTY_OK.contains(key) && carriesNothing(m.get(key)))) {
                 if (key.equals("function_call")) {
                     throw ApiError.unsupported(p.path(key), "Unsupported parameter '" + p.path(key)
                             + "': the deprecated functions API is not supported; use tool_calls.");

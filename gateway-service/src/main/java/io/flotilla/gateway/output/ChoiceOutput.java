@@ -194,7 +194,7 @@ final class ChoiceOutput implements ToolCallSink {
         }
         String answer = whole == null ? content.toString() : whole.content();
         return new ChoiceResult(index, parsed.isEmpty() || !answer.isEmpty() ? answer : null,
-                reasoning == null ? null : reasoningText.toString(), parsed, logprobs == null ? null : List.copyOf(logprobs),
+                reasoning == null || reasoningText.isEmpty() ? null : reasoningText.toString(), parsed, logprobs == null ? null : List.copyOf(logprobs),
                 finishReason);
     }
 }

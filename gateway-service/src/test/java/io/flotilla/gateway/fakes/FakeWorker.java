@@ -69,8 +69,8 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
     /** Prompt length of each request's first Generate, shared by every fake worker of the cluster. */
     private final Map<String, Integer> basePrompt;
     private volatile Behaviour behaviour = Behaviour.NORMAL;
-    /** When set: every choice answers exactly these tokens, then STOP (a scripted reply). */
-    private volatile int[] reply;
+    /** When set: the reply to a request (given its decoded prompt and itself), or null for the script. */
+    private volatile java.util.function.BiFunction<String, GenerateRequest, String> replies;
     public final List<GenerateRequest> generates = new CopyOnWriteArrayList<>();
     public final List<PrefillRequest> prefills = new CopyOnWriteArrayList<>();
     public final List<String> held = new CopyOnWriteArrayList<>();
@@ -92,11 +92,29 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
 
     /** Answers every request with {@code text} (cl100k_base tokens), then STOP; null goes back to the script. */
     public void reply(String text) {
-        this.reply = text == null ? null : FakeCluster.TOKENIZER.encode(text);
+        this.replies = text == null ? null : (prompt, request) -> text;
+    }
+
+    /**
+     * Answers each request with what {@code replies} says for its decoded prompt (and the request: its
+     * sampling, its structured output), then STOP; a null answer falls back to the script.
+     */
+    public void replyBy(java.util.function.BiFunction<String, GenerateRequest, String> replies) {
+        this.replies = replies;
+    }
+
+    private int[] scripted(GenerateRequest request) {
+        var r = replies;
+        if (r == null) {
+            return null;
+        }
+        String text = r.apply(FakeCluster.decode(request.getTokenIdsList().stream().mapToInt(Integer::intValue).toArray()),
+                request);
+        return text == null ? null : FakeCluster.TOKENIZER.encode(text);
     }
 
     public void clearRecords() {
-        reply = null;
+        replies = null;
         generates.clear();
         prefills.clear();
         held.clear();
@@ -113,7 +131,7 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
         int offset = request.getTokenIdsCount() - base;
         int max = request.getStop().getMaxTokens();
         List<Integer> stops = request.getStop().getStopTokenIdsList();
-        int[] scripted = reply;
+        int[] scripted = scripted(request);
         int choices = Math.max(1, request.getN());
         for (int choice = 0; choice < choices; choice++) {
             int[] tokens = scripted != null ? scripted : script;

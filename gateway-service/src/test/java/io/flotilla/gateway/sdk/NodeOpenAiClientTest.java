@@ -46,8 +46,13 @@ class NodeOpenAiClientTest extends GatewayTestBase {
 
         String expected = Sse.JSON.writeValueAsString(Map.of(
                 "2", FakeCluster.expectedText(2), "5", FakeCluster.expectedText(5), "12", FakeCluster.expectedText(12)));
-        Result tests = run(List.of("node", "--test", "--test-reporter=spec", "openai-client.test.mjs"),
-                Map.of("GATEWAY_BASE_URL", baseUrl() + "/v1", "EXPECTED_TEXT", expected), 180);
+        String examples = Sse.JSON.writeValueAsString(Map.of("question", SdkExamples.QUESTION,
+                "finalAnswer", SdkExamples.FINAL_ANSWER));
+        cluster.workerA.replyBy((prompt, request) -> request.getSampling().hasStructuredOutput() ? SdkExamples.BOOKS_JSON
+                : prompt.contains(SdkExamples.TOOL_RESULT_MARK) ? SdkExamples.FINAL_ANSWER
+                : prompt.contains(SdkExamples.QUESTION) ? SdkExamples.CALLS_HERMES : null);
+        Result tests = run(List.of("node", "--test", "--test-concurrency=1", "--test-reporter=spec", "openai-client.test.mjs"),
+                Map.of("GATEWAY_BASE_URL", baseUrl() + "/v1", "EXPECTED_TEXT", expected, "SDK_EXAMPLES", examples), 180);
         assertThat(tests.exit).as("node --test failed:%n%s", tests.output).isZero();
         assertThat(tests.output).as(tests.output).containsPattern("pass [1-9]").contains("fail 0");
         System.out.println("node --test openai-client.test.mjs: all passed");

@@ -157,7 +157,7 @@ public final class FakeVllmServer implements AutoCloseable {
         healthStatus = status;
     }
 
-    JsonNode lastRequest() {
+    public JsonNode lastRequest() {
         return requests.get(requests.size() - 1);
     }
 

@@ -66,7 +66,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
         Node root;
         JinjavaInterpreter.pushCurrent(parser);
         try {
-            root = parser.parse(source);
+            root = parser.parse(HfJinjaEnvironment.pythonPrecedence(source));
         } finally {
             JinjavaInterpreter.popCurrent();
         }

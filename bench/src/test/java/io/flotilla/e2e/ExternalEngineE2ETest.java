@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletion;
 import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.gateway.sdk.NodeSdk;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.PlannerOptions;
@@ -305,6 +306,16 @@ class ExternalEngineE2ETest {
         assertThat(body.path("stop_token_ids").toString()).contains("259");
         assertThat(body.path("logprobs").asInt()).isEqualTo(2);
         assertThat(body.path("return_tokens_as_token_ids").asBoolean()).isTrue();
+    }
+
+    @Test
+    @Order(5)
+    void theOfficialNodeSdkExamplesRunToo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
+        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
+                List.of(NodeSdk.EXAMPLES), java.util.Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
+                        "MODEL", MODEL, "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
+        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
     }
 
     /** Every completions request the fake engines received, in arrival order per engine. */

@@ -8,6 +8,7 @@ import io.flotilla.cluster.launcher.ExternalEngines;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
+import io.flotilla.gateway.sdk.NodeSdk;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
@@ -135,6 +136,16 @@ class LocalClusterE2ETest {
         assertThat(thought.at("/choices/0/message/reasoning_content").asText()).isEqualTo("\nFirst, the sky.\n");
         assertThat(thought.at("/choices/0/message/content").asText()).isEqualTo("It is blue.");
         assertThat(thought.at("/usage/completion_tokens_details/reasoning_tokens").asInt()).isPositive();
+    }
+
+    @Test
+    @Order(3)
+    void theOfficialNodeSdkExamplesRunToo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
+        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
+                List.of(NodeSdk.EXAMPLES), java.util.Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
+                        "MODEL", "flotilla-sim", "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
+        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
     }
 
     @Test

@@ -47,6 +47,15 @@ public final class SdkExamples {
     private SdkExamples() {
     }
 
+    /** What {@code sdk-examples.test.mjs} needs to know of the script ({@code SDK_EXAMPLES}). */
+    public static String nodeEnvironment() {
+        return "{\"question\": " + quote(QUESTION) + ", \"finalAnswer\": " + quote(FINAL_ANSWER) + "}";
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
     @JsonClassDescription("Gets the quality of the given SDK.")
     public static class GetSdkQuality {
         @JsonPropertyDescription("The name of the SDK.")

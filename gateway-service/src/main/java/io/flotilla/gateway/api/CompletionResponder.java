@@ -4,6 +4,7 @@ import io.flotilla.gateway.generation.GenerationJob;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.RequestContext;
 import io.flotilla.gateway.generation.RequestProgress;
+import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
@@ -47,11 +48,13 @@ final class CompletionResponder {
     private final GenerationPipeline pipeline;
     private final JsonMapper json;
     private final Clock clock;
+    private final GatewayMetrics metrics;
 
-    CompletionResponder(GenerationPipeline pipeline, JsonMapper json, Clock clock) {
+    CompletionResponder(GenerationPipeline pipeline, JsonMapper json, Clock clock, GatewayMetrics metrics) {
         this.pipeline = pipeline;
         this.json = json;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     Mono<Void> respond(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request) {
@@ -62,6 +65,8 @@ final class CompletionResponder {
         Flux<OutputEvent> output = pipeline.run(job, ctx.progress())
                 .concatMapIterable(assembler::apply)
                 .takeUntil(e -> e instanceof OutputEvent.End)
+                .doOnComplete(() -> metrics.output(job.model(), assembler.toolCalls(), assembler.malformedToolOutputs(),
+                        assembler.reasoningTokens()))
                 .doOnCancel(ctx.progress()::abandoned); // the client went away (takeUntil completes, never cancels)
         return request.stream() ? stream(exchange, ctx, request, renderer, assembler, output)
                 : whole(exchange, ctx, renderer, assembler, output);

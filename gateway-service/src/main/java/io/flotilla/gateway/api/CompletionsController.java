@@ -45,7 +45,7 @@ class CompletionsController {
         this.bodies = new RequestBodies(json, (int) Math.min(Integer.MAX_VALUE, properties.maxRequestSize().toBytes()));
         this.jobs = jobs;
         this.admission = admission;
-        this.responder = new CompletionResponder(pipeline, json, clock);
+        this.responder = new CompletionResponder(pipeline, json, clock, metrics);
         this.accounting = accounting;
         this.metrics = metrics;
         this.properties = properties;

@@ -48,6 +48,8 @@ final class ChoiceOutput implements ToolCallSink {
         }
     };
     private int reasoningTokens;
+    private int callsSent;
+    private boolean rejectedSeen;
     private boolean anyCall;
     private String finishReason;
     private ToolCalls whole;
@@ -64,6 +66,21 @@ final class ChoiceOutput implements ToolCallSink {
 
     int reasoningTokens() {
         return reasoningTokens;
+    }
+
+    /** Tool calls the client got (started ones, when streaming). */
+    int toolCalls() {
+        return whole != null ? (shape.parallel() ? whole.calls().size() : Math.min(1, whole.calls().size())) : callsSent;
+    }
+
+    /** Whether the output held calls so malformed that (some of) it was returned as plain content. */
+    boolean malformedCalls() {
+        return whole != null ? whole.malformed() : rejectedSeen;
+    }
+
+    @Override
+    public void rejected() {
+        rejectedSeen = true;
     }
 
     boolean done() {
@@ -153,6 +170,7 @@ final class ChoiceOutput implements ToolCallSink {
             return; // parallel_tool_calls false: the first call only
         }
         anyCall = true;
+        callsSent++;
         calls.add(new ToolCallDelta(call, id, name, ""));
     }
 

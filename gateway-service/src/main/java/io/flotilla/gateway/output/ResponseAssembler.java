@@ -49,9 +49,22 @@ public final class ResponseAssembler {
         return sum;
     }
 
-    /** Whether the model has a reasoning parser for this request (usage then reports reasoning tokens). */
-    public boolean reasons() {
-        return shape.reasoning() != null;
+    /** Tool calls returned, over every choice. */
+    public int toolCalls() {
+        int sum = 0;
+        for (ChoiceOutput c : choices) {
+            sum += c.toolCalls();
+        }
+        return sum;
+    }
+
+    /** Choices whose malformed calls were returned as plain content. */
+    public int malformedToolOutputs() {
+        int sum = 0;
+        for (ChoiceOutput c : choices) {
+            sum += c.malformedCalls() ? 1 : 0;
+        }
+        return sum;
     }
 
     /** Every choice of a whole (non-streamed) response; valid after {@link OutputEvent.End}. */

@@ -211,6 +211,7 @@ public final class DeepSeekV3ToolParser implements ToolCallParser {
 
         /** Not calls after all: what was held is content (a started call ends as it is). */
         private void malformed(ToolCallSink out) {
+            out.rejected();
             if (calls.open()) {
                 calls.end(out);
             } else if (calls.calls() == 0) {
@@ -235,8 +236,11 @@ public final class DeepSeekV3ToolParser implements ToolCallParser {
                 default -> {
                     if (calls.open()) {
                         calls.end(out);
-                    } else if (calls.calls() == 0) {
-                        out.content(raw.toString() + pending);
+                    } else {
+                        out.rejected();
+                        if (calls.calls() == 0) {
+                            out.content(raw.toString() + pending);
+                        }
                     }
                 }
             }

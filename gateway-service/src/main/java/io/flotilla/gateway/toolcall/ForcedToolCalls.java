@@ -55,6 +55,7 @@ public final class ForcedToolCalls {
                 int used = list.feed(text, 0, out);
                 seen.append(text, 0, used);
                 if (list.state() == JsonCallList.State.FAILED) {
+                    out.rejected();
                     out.content((calls.calls() == 0 ? seen.toString() : list.failedText()) + text.substring(used));
                 } else if (used < text.length()) {
                     out.content(text.substring(used));
@@ -64,6 +65,7 @@ public final class ForcedToolCalls {
             @Override
             public void finish(ToolCallSink out) {
                 if (list.endedUnnamed()) {
+                    out.rejected();
                     out.content(calls.calls() == 0 ? seen.toString() : list.failedText());
                 } else {
                     list.finish(out);

@@ -56,6 +56,7 @@ public final class HermesToolParser implements ToolCallParser {
                     if (calls.open()) {
                         calls.end(out);
                     } else {
+                        out.rejected();
                         content(OPEN + raw, out);
                     }
                 }
@@ -119,6 +120,7 @@ public final class HermesToolParser implements ToolCallParser {
                     calls.end(out);
                     pending.insert(0, raw.charAt(raw.length() - 1));
                 } else {
+                    out.rejected();
                     content(OPEN + raw, out); // not a call: what the model wrote is content
                 }
                 mode = Mode.TEXT;
@@ -127,6 +129,7 @@ public final class HermesToolParser implements ToolCallParser {
             calls.progress(scanner, out);
             if (scanner.done()) {
                 if (!calls.open() && scanner.name() == null) {
+                    out.rejected();
                     content(OPEN + raw, out);
                     mode = Mode.TEXT;
                 } else {

@@ -87,6 +87,7 @@ public final class Llama3JsonToolParser implements ToolCallParser {
             seen.append(pending, 0, used);
             pending.delete(0, used);
             if (list.state() == JsonCallList.State.FAILED) {
+                out.rejected();
                 mode = Mode.TEXT;
                 out.content((calls.calls() == 0 ? seen.toString() : list.failedText()) + pending);
                 pending.setLength(0);
@@ -105,6 +106,7 @@ public final class Llama3JsonToolParser implements ToolCallParser {
                 out.content(pending.toString());
             } else if (mode == Mode.CALLS) {
                 if (list.endedUnnamed()) {
+                    out.rejected();
                     out.content(calls.calls() == 0 ? seen.toString() : list.failedText());
                 } else {
                     list.finish(out);

@@ -111,6 +111,7 @@ public final class MistralToolParser implements ToolCallParser {
             raw.append(pending, 0, used);
             pending.delete(0, used);
             if (array.state() == JsonCallList.State.FAILED) {
+                out.rejected();
                 out.content(calls.calls() == 0 ? TOOL_CALLS + raw : array.failedText());
                 mode = Mode.TEXT;
                 return true;
@@ -131,6 +132,7 @@ public final class MistralToolParser implements ToolCallParser {
             raw.append(pending, 0, at + ARGS.length());
             pending.delete(0, at + ARGS.length());
             if (name.isEmpty() || name.contains(" ")) {
+                out.rejected();
                 out.content(TOOL_CALLS + raw);
                 mode = Mode.TEXT;
                 return true;
@@ -161,15 +163,22 @@ public final class MistralToolParser implements ToolCallParser {
                         out.content(pending.toString());
                     }
                 }
-                case AFTER_MARKER -> out.content(TOOL_CALLS + raw + pending);
+                case AFTER_MARKER -> {
+                    out.rejected();
+                    out.content(TOOL_CALLS + raw + pending);
+                }
                 case ARRAY -> {
                     if (array.endedUnnamed()) {
+                        out.rejected();
                         out.content(calls.calls() == 0 ? TOOL_CALLS + raw : array.failedText());
                     } else {
                         array.finish(out);
                     }
                 }
-                case NAME -> out.content(TOOL_CALLS + raw + pending);
+                case NAME -> {
+                    out.rejected();
+                    out.content(TOOL_CALLS + raw + pending);
+                }
                 case ARGUMENTS -> calls.end(out);
             }
             pending.setLength(0);

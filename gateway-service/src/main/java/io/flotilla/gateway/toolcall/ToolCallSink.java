@@ -16,4 +16,8 @@ public interface ToolCallSink {
     /** The call's text is complete (its closing marker or bracket arrived). */
     default void callEnded(int index) {
     }
+
+    /** What looked like the start of a call was not one; its text was (or is about to be) sent as content. */
+    default void rejected() {
+    }
 }

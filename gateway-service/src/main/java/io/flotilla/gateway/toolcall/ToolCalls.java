@@ -11,10 +11,12 @@ import java.util.List;
  * answer is strict, as vLLM's is: when any call is incomplete or its arguments are not JSON, the
  * output is returned as plain content without calls ({@link #strict}).
  *
- * @param content the text that is not calls
- * @param calls   the calls, in output order
+ * @param content   the text that is not calls
+ * @param calls     the calls, in output order
+ * @param malformed something that looked like a call was not one (its text is content; with an invalid
+ *                  call the whole output is)
  */
-public record ToolCalls(String content, List<Call> calls) {
+public record ToolCalls(String content, List<Call> calls, boolean malformed) {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -31,12 +33,12 @@ public record ToolCalls(String content, List<Call> calls) {
         for (int i = 0; i < c.names.size(); i++) {
             String args = c.arguments.get(i).toString();
             if (!c.ended.get(i) || !json(args)) {
-                return new ToolCalls(text, List.of());
+                return new ToolCalls(text, List.of(), true);
             }
             calls.add(new Call(c.ids.get(i), c.names.get(i), args));
         }
         String content = c.content.toString();
-        return new ToolCalls(calls.isEmpty() ? text : content, calls);
+        return new ToolCalls(calls.isEmpty() ? text : content, calls, c.rejected > 0);
     }
 
     private static boolean json(String text) {
@@ -55,6 +57,12 @@ public record ToolCalls(String content, List<Call> calls) {
         public final List<String> names = new ArrayList<>();
         public final List<StringBuilder> arguments = new ArrayList<>();
         public final List<Boolean> ended = new ArrayList<>();
+        public int rejected;
+
+        @Override
+        public void rejected() {
+            rejected++;
+        }
 
         @Override
         public void content(String text) {

@@ -185,6 +185,10 @@ class ToolCallParsersTest {
         }
         String cutShort = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1";
         assertThat(whole(new HermesToolParser(), cutShort)).as("max_tokens ended it").isEqualTo(content(cutShort));
+        assertThat(ToolCalls.strict(new HermesToolParser().stream(ids()), cutShort).malformed()).isTrue();
+        String broken = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": }\n</tool_call>";
+        assertThat(ToolCalls.strict(new HermesToolParser().stream(ids()), broken).malformed()).isTrue();
+        assertThat(ToolCalls.strict(new HermesToolParser().stream(ids()), "no calls").malformed()).isFalse();
     }
 
     @Test

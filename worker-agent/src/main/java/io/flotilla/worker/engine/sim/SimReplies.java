@@ -46,6 +46,9 @@ final class SimReplies {
                         + config.vocabSize() + "); use prompt-hash and reply-tokens");
             }
             script.checkVocabulary(config.vocabSize());
+            if (text != null) {
+                text.decode(new int[0]); // builds the decoding table now, not under the first request's engine lock
+            }
         }
         EngineCapabilities.Builder caps = EngineCapabilities.newBuilder().addAllFeatures(ALWAYS)
                 .setMaxTopLogprobs(MAX_TOP_LOGPROBS);

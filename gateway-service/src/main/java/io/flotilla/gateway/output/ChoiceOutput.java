@@ -102,11 +102,8 @@ final class ChoiceOutput implements ToolCallSink {
                 reasoningTokens += tokens.ids().length;
             }
             if (logprobs != null) {
-                for (int i = 0; i < tokens.ids().length; i++) {
-                    TokenLogprob lp = i < tokens.logprobs().size() ? shape.logprob(tokens.ids()[i], tokens.logprobs().get(i)) : null;
-                    if (lp != null) {
-                        logprobs.add(lp);
-                    }
+                for (int i = 0; i < tokens.ids().length && i < tokens.logprobs().size(); i++) {
+                    logprobs.add(shape.logprob(tokens.ids()[i], tokens.logprobs().get(i)));
                 }
             }
         }
@@ -211,8 +208,8 @@ final class ChoiceOutput implements ToolCallSink {
             parsed = parsed.subList(0, 1);
         }
         String answer = whole == null ? content.toString() : whole.content();
-        return new ChoiceResult(index, parsed.isEmpty() || !answer.isEmpty() ? answer : null,
-                reasoning == null || reasoningText.isEmpty() ? null : reasoningText.toString(), parsed, logprobs == null ? null : List.copyOf(logprobs),
-                finishReason);
+        String thought = reasoning == null || reasoningText.isEmpty() ? null : reasoningText.toString();
+        return new ChoiceResult(index, parsed.isEmpty() || !answer.isEmpty() ? answer : null, thought, parsed,
+                logprobs == null ? null : List.copyOf(logprobs), finishReason);
     }
 }

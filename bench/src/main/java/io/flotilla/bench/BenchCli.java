@@ -21,6 +21,9 @@ import java.util.concurrent.Callable;
             "  bin/flotilla bench --trace ../shared/workloads/mooncake-synthetic-300.jsonl --speedup 2",
             "  bin/flotilla bench --groups 16 --prompts-per-group 32 --prefix-len 2048 --rate 20 --arrival bursty",
             "  bin/flotilla bench --sessions 50 --turns 6 --think-time-ms 2000 --slo-ttft-ms 500 --slo-itl-ms 50",
+            "  bin/flotilla bench --trace trace.jsonl --speedup 20 --queue-timeout 300s",
+            "  bin/flotilla bench --groups 100000 --prompts-per-group 1 --prefix-len 2048 --arrival bursty --rate 36 --load-factor 4 \\",
+            "      --queue-timeout 0 --tenants heavy:10,light:1 --priority interactive:1,batch:3 --slo-ttft-ms 5000",
             "  bin/flotilla bench compare --modes round-robin,load,kv --trace trace.jsonl --max-requests 2000 --warmup 16"},
         exitCodeOnExecutionException = 1)
 public final class BenchCli implements Callable<Integer> {

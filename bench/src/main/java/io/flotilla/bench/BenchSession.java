@@ -92,12 +92,13 @@ final class BenchSession {
             throw new IllegalStateException("stopped before run '" + label + "'");
         }
         String m = model();
-        RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed, options.config());
+        RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed, options.config(),
+                options.queueTimeout, options.tenants, options.priority);
         RunResult result;
         try (Workload w = workload.build(options.seed);
              CompletionClient client = new CompletionClient(options.url, m, options.apiKey, disaggHint,
-                     w.wantsOutputTokenIds(), options.requestTimeout)) {
-            LoadGenerator generator = new LoadGenerator(options.config(), w, client);
+                     w.wantsOutputTokenIds(), options.requestTimeout, options.queueTimeout)) {
+            LoadGenerator generator = new LoadGenerator(options.config(), w, client, options.labeler());
             err.println("bench " + label + ": " + w.describe() + " → " + options.url + " (model " + m + ", router mode "
                     + routerMode + ")");
             CountDownLatch written = new CountDownLatch(1);
@@ -133,8 +134,9 @@ final class BenchSession {
 
     static String oneLine(RunSummary s) {
         return String.format(java.util.Locale.ROOT,
-                "%d requests, %d ok, %d failed; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s)",
-                s.requests(), s.completed(), s.failed(), ReportWriter.fmt(s.ttft().percentile(50)),
+                "%d requests, %d ok, %d failed%s; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s)",
+                s.requests(), s.completed(), s.failed(), s.errorCodes().isEmpty() ? "" : " " + s.errorCodes(),
+                ReportWriter.fmt(s.ttft().percentile(50)),
                 ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itl().percentile(50)),
                 ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()));
     }

@@ -70,8 +70,37 @@ public final class RunOptions {
     @Option(names = "--quiet", description = "No progress line.")
     boolean quiet;
 
+    @Option(names = "--queue-timeout", converter = DurationConverter.class,
+            description = "Longest wait in the gateway's queue for capacity, sent as x-flotilla-queue-timeout: 300s, 500ms, "
+                    + "0 (never wait; the queue off) (default: the gateway's, 30 s unless configured).")
+    Duration queueTimeout;
+
+    @Option(names = "--priority", paramLabel = "BAND[:SHARE],…",
+            description = "Sent as x-flotilla-priority: one band (interactive, standard, batch) or a mix with shares, "
+                    + "e.g. interactive:1,batch:3 (each request draws its band, seeded).")
+    String priority;
+
+    @Option(names = "--tenants", paramLabel = "NAME:SHARE[:APIKEY],…",
+            description = "Requests come from these tenants in these shares, e.g. a:10,b:1 (sent as \"user\"; with an "
+                    + "API key also as Authorization: Bearer, so a gateway with keys sees each as its own flow).")
+    String tenants;
+
     RunConfig config() {
         return new RunConfig(maxRequests, duration, concurrency, speedup, blockSize, Duration.ofSeconds(5));
+    }
+
+    /** Each request's tenant and band, drawn from --tenants and --priority with the seed. */
+    io.flotilla.bench.run.RequestLabels.Labeler labeler() {
+        var t = tenants == null ? java.util.List.<io.flotilla.bench.run.RequestLabels.Share>of()
+                : io.flotilla.bench.run.RequestLabels.parse("--tenants", tenants, true);
+        var p = priority == null ? java.util.List.<io.flotilla.bench.run.RequestLabels.Share>of()
+                : io.flotilla.bench.run.RequestLabels.parse("--priority", priority, false);
+        for (var share : p) {
+            if (!java.util.Set.of("interactive", "standard", "batch").contains(share.name())) {
+                throw new IllegalArgumentException("--priority: '" + share.name() + "' is not interactive, standard or batch");
+            }
+        }
+        return io.flotilla.bench.run.RequestLabels.labeler(t, p, seed);
     }
 
     SloPolicy slo() {

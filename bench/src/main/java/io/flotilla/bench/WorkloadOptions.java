@@ -74,6 +74,11 @@ public final class WorkloadOptions {
     @Option(names = "--burst-off-ms", defaultValue = "4000", description = "Bursty OFF window (default: ${DEFAULT-VALUE}).")
     double burstOffMs;
 
+    @Option(names = "--load-factor", defaultValue = "1",
+            description = "Multiply the synthetic arrival rate (--rate) by X: with --rate at the cluster's capacity, "
+                    + "1, 2 and 4 give 1×, 2× and 4× capacity (default: ${DEFAULT-VALUE}).")
+    double loadFactor;
+
     @Option(names = "--vocab-size", defaultValue = "100000",
             description = "Token ids are drawn from [0, N) (default: ${DEFAULT-VALUE}; changing it changes every prompt).")
     int vocabSize;
@@ -98,7 +103,11 @@ public final class WorkloadOptions {
             return TraceWorkload.open(trace, TraceReader.Format.valueOf(traceFormat.toUpperCase(Locale.ROOT)), unitMs,
                     expander, traceBlockSize, seed);
         }
-        ArrivalProcess arrivals = new ArrivalProcess(ArrivalProcess.Kind.parse(arrival), rate, burstOnMs, burstOffMs, seed);
+        if (!(loadFactor > 0)) {
+            throw new IllegalArgumentException("--load-factor must be positive");
+        }
+        ArrivalProcess arrivals = new ArrivalProcess(ArrivalProcess.Kind.parse(arrival), rate * loadFactor, burstOnMs,
+                burstOffMs, seed);
         if (groups != null) {
             return new SharedPrefixWorkload(expander, groups, promptsPerGroup, prefixLen, suffixLen, outputLen, arrivals, seed);
         }

@@ -108,6 +108,34 @@ class BenchEndToEndTest {
         // One worker sees every prompt, including failed ones, so it caches what the oracle does (ok requests only reported).
         assertThat(s.get("cache_hit_rate").asDouble()).isGreaterThan(0.5);
         assertThat(Files.readString(out.resolve("requests.csv"))).contains(",http_503,503,", ",error,200,");
+        assertThat(s.get("error_codes").get("queue_timeout").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void tenantsPrioritiesAndTheQueueTimeoutAreSentAndBrokenDown(@TempDir Path out) throws Exception {
+        try (FakeGateway gw = new FakeGateway(2, 0, 0)) {
+            run("--groups", "4", "--prompts-per-group", "50", "--prefix-len", "32", "--suffix-len", "8", "--output-len", "3",
+                    "--rate", "2000", "--arrival", "constant", "--url", gw.url(), "--model", "m1",
+                    "--router-url", "http://127.0.0.1:1", "--out", out.toString(), "--quiet", "--seed", "5",
+                    "--tenants", "heavy:10:sk-heavy,light:1", "--priority", "interactive:1,batch:1", "--queue-timeout", "300s");
+            assertThat(gw.flowHeaders).allSatisfy(h -> assertThat(h).startsWith("300000ms|"));
+            assertThat(gw.flowHeaders).allSatisfy(h -> assertThat(h).matches("300000ms\\|(interactive|batch)\\|.*"));
+            long heavy = gw.bodies.stream().filter(b -> b.get("user").asText().equals("heavy")).count();
+            long light = gw.bodies.stream().filter(b -> b.get("user").asText().equals("light")).count();
+            assertThat(heavy + light).isEqualTo(200);
+            assertThat((double) heavy / light).as("shares 10:1").isBetween(6.0, 16.0);
+            assertThat(gw.flowHeaders.stream().filter(h -> h.endsWith("|Bearer sk-heavy")).count()).isEqualTo(heavy);
+        }
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertThat(s.get("tenants").get("heavy").get("requests").asInt() + s.get("tenants").get("light").get("requests").asInt())
+                .isEqualTo(200);
+        assertThat(s.get("tenants").get("light").get("ttft_ms").get("p99").isNumber()).isTrue();
+        assertThat(s.get("bands").get("interactive").get("completed").asInt()
+                + s.get("bands").get("batch").get("completed").asInt()).isEqualTo(200);
+        assertThat(s.get("queue_ms").get("p99").asDouble()).isBetween(0.0, 6.0);
+        assertThat(s.get("modes").get("gateway_fallback").asInt()).isEqualTo(40);
+        assertThat(s.get("config").get("queue_timeout_ms").asLong()).isEqualTo(300_000);
+        assertThat(Files.readString(out.resolve("report.html"))).contains("Per tenant", "Per priority band");
     }
 
     @Test

@@ -32,6 +32,8 @@ public final class FakeGateway implements AutoCloseable {
 
     public final List<JsonNode> bodies = Collections.synchronizedList(new ArrayList<>());
     public final List<String> disaggHeaders = Collections.synchronizedList(new ArrayList<>());
+    /** Per request: "queue-timeout|priority|authorization" as received ("null" for absent headers). */
+    public final List<String> flowHeaders = Collections.synchronizedList(new ArrayList<>());
     public final List<String> modePosts = Collections.synchronizedList(new ArrayList<>());
     public final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -100,9 +102,11 @@ public final class FakeGateway implements AutoCloseable {
             JsonNode body = JSON.readTree(ex.getRequestBody().readAllBytes());
             bodies.add(body);
             disaggHeaders.add(String.valueOf(ex.getRequestHeaders().getFirst("x-flotilla-disagg")));
+            flowHeaders.add(ex.getRequestHeaders().getFirst("x-flotilla-queue-timeout") + "|"
+                    + ex.getRequestHeaders().getFirst("x-flotilla-priority") + "|" + ex.getRequestHeaders().getFirst("Authorization"));
             if (failEvery > 0 && n % failEvery == 0) {
                 leave.run();
-                respond(ex, 503, "{\"error\":{\"message\":\"all workers busy\"}}");
+                respond(ex, 503, "{\"error\":{\"message\":\"waited too long\",\"code\":\"queue_timeout\"}}");
                 return;
             }
             int[] prompt = new int[body.get("prompt").size()];
@@ -117,6 +121,8 @@ public final class FakeGateway implements AutoCloseable {
             int maxTokens = body.get("max_tokens").asInt();
             ex.getResponseHeaders().add("Content-Type", "text/event-stream");
             ex.getResponseHeaders().add("x-flotilla-worker", "worker-" + worker);
+            ex.getResponseHeaders().add("x-flotilla-queue-ms", Integer.toString(n % 7));
+            ex.getResponseHeaders().add("x-flotilla-mode", n % 5 == 0 ? "gateway_fallback" : "kv");
             ex.sendResponseHeaders(200, 0);
             try (OutputStream out = ex.getResponseBody()) {
                 int sent = 0;

@@ -41,8 +41,8 @@ final class DescriptorChecker {
     /** Env names that carry a port or an address: each must have an exact value in {@link ServiceSpec#env()}. */
     static final Pattern WIRING_ENV = Pattern.compile(".*_(PORT|ADDRESS|SERVERS)");
 
-    /** Services compose must define: every Flotilla service, two workers, and the infrastructure. */
-    static final List<String> COMPOSE_SERVICES = List.of("kafka", "kv-indexer", "router", "planner", "gateway",
+    /** Services compose must define: every Flotilla service, two routers, two workers, and the infrastructure. */
+    static final List<String> COMPOSE_SERVICES = List.of("kafka", "kv-indexer", "router", Ports.routerName(1), "planner", "gateway",
             Ports.workerId(0), Ports.workerId(1), "prometheus", "grafana");
 
     static final String METRICS_PATH = "/actuator/prometheus";

@@ -20,6 +20,16 @@ final class FlotillaServices {
     /** Compose service names whose ports/env follow {@link #worker(int)}: {@code worker-<n>}. */
     private static final Pattern WORKER_NAME = Pattern.compile("worker-(\\d+)");
 
+    /** Compose service names of router replicas after the first ({@link #router(int)}): {@code router-<n>}. */
+    private static final Pattern ROUTER_NAME = Pattern.compile("router-(\\d+)");
+
+    /** Compose runs two routers as two services; the gateway is given both, comma-separated. */
+    static final String COMPOSE_ROUTER_ADDRESSES = router(0).name() + ":" + Ports.routerGrpc(0) + ","
+            + router(1).name() + ":" + Ports.routerGrpc(1);
+
+    /** Kubernetes runs the router Deployment's replicas behind a headless Service: one DNS record per ready pod. */
+    static final String KUBERNETES_ROUTER_ADDRESS = "dns:///router-headless:" + Ports.ROUTER_GRPC;
+
     /**
      * One service.
      *
@@ -39,20 +49,30 @@ final class FlotillaServices {
     private FlotillaServices() {
     }
 
+    /** The gateway as compose runs it: given both router services. */
     static ServiceSpec gateway() {
+        return gateway(COMPOSE_ROUTER_ADDRESSES);
+    }
+
+    /** The gateway given {@code routerAddress} (a comma-separated list of gRPC targets). */
+    static ServiceSpec gateway(String routerAddress) {
         return new ServiceSpec("gateway", "gateway-service",
                 ports("http", Ports.GATEWAY_HTTP, "management", Ports.GATEWAY_MANAGEMENT),
                 Ports.GATEWAY_MANAGEMENT,
-                env(Ports.GATEWAY_HTTP, Ports.GATEWAY_MANAGEMENT,
-                        "FLOTILLA_GATEWAY_ROUTER_ADDRESS", router().name() + ":" + Ports.ROUTER_GRPC));
+                env(Ports.GATEWAY_HTTP, Ports.GATEWAY_MANAGEMENT, "FLOTILLA_GATEWAY_ROUTER_ADDRESS", routerAddress));
     }
 
     static ServiceSpec router() {
-        return new ServiceSpec("router", "router-service",
-                ports("grpc", Ports.ROUTER_GRPC, "management", Ports.ROUTER_MANAGEMENT),
-                Ports.ROUTER_MANAGEMENT,
-                env(Ports.ROUTER_MANAGEMENT, Ports.ROUTER_MANAGEMENT,
-                        "FLOTILLA_ROUTER_GRPC_PORT", String.valueOf(Ports.ROUTER_GRPC),
+        return router(0);
+    }
+
+    /** Router replica n: gRPC and actuator ports as {@link Ports#routerGrpc} and {@link Ports#routerManagement}. */
+    static ServiceSpec router(int n) {
+        return new ServiceSpec(Ports.routerName(n), "router-service",
+                ports("grpc", Ports.routerGrpc(n), "management", Ports.routerManagement(n)),
+                Ports.routerManagement(n),
+                env(Ports.routerManagement(n), Ports.routerManagement(n),
+                        "FLOTILLA_ROUTER_GRPC_PORT", String.valueOf(Ports.routerGrpc(n)),
                         "FLOTILLA_ROUTER_INDEXER_ADDRESS", kvIndexer().name() + ":" + Ports.INDEXER_GRPC));
     }
 
@@ -93,6 +113,11 @@ final class FlotillaServices {
         Matcher worker = WORKER_NAME.matcher(name);
         if (worker.matches()) {
             return Optional.of(worker(Integer.parseInt(worker.group(1))));
+        }
+        Matcher router = ROUTER_NAME.matcher(name);
+        if (router.matches() && Integer.parseInt(router.group(1)) > 0
+                && Integer.parseInt(router.group(1)) < Ports.MAX_ROUTERS) {
+            return Optional.of(router(Integer.parseInt(router.group(1))));
         }
         return controlServices().stream().filter(s -> s.name().equals(name)).findFirst();
     }

@@ -53,6 +53,7 @@ final class KubernetesChecker {
         List<String> problems = new ArrayList<>();
         Map<String, ServiceSpec> expected = new LinkedHashMap<>();
         FlotillaServices.controlServices().forEach(spec -> expected.put(spec.name(), spec));
+        expected.put("gateway", FlotillaServices.gateway(FlotillaServices.KUBERNETES_ROUTER_ADDRESS));
         WORKER_ROLES.forEach(role -> expected.put("worker-" + role, FlotillaServices.worker(0)));
         for (String name : expected.keySet()) {
             if (find(manifests, "Deployment", name).isEmpty()) {
@@ -69,6 +70,8 @@ final class KubernetesChecker {
         for (ServiceSpec spec : FlotillaServices.controlServices()) {
             checkService(manifests, spec.name(), Set.copyOf(spec.ports().values()), true, problems);
         }
+        // The gateway reaches every router replica through the headless Service (gRPC only).
+        checkService(manifests, "router-headless", Set.of(Ports.ROUTER_GRPC), true, problems);
         // Kafka's Service also carries the KRaft controller port, which no Flotilla service uses.
         checkService(manifests, "kafka", Set.of(Ports.KAFKA), false, problems);
         checkPlannerRbac(manifests, problems);

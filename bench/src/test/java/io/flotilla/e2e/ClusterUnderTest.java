@@ -88,6 +88,17 @@ final class ClusterUnderTest implements AutoCloseable {
         return metric(Ports.workerManagement(Integer.parseInt(workerId.substring("worker-".length()))), name);
     }
 
+    /** Leading blocks of {@code hashes} the indexer holds for {@code worker}, in {@code model}'s 16-token blocks. */
+    static int matchedBlocks(ManagedChannel indexer, String model, String worker, long[] hashes) {
+        io.flotilla.protocol.v1.FindMatchesRequest.Builder r = io.flotilla.protocol.v1.FindMatchesRequest.newBuilder()
+                .setModel(model).setBlockSize(16);
+        java.util.Arrays.stream(hashes).forEach(r::addSeqHashes);
+        return io.flotilla.protocol.v1.IndexerServiceGrpc.newBlockingStub(indexer)
+                .withDeadlineAfter(5, java.util.concurrent.TimeUnit.SECONDS).findMatches(r.build())
+                .getMatchesList().stream().filter(m -> m.getWorkerId().equals(worker))
+                .mapToInt(io.flotilla.protocol.v1.WorkerMatch::getMatchedBlocks).findFirst().orElse(0);
+    }
+
     /** The sum of the Prometheus samples named {@code name} (any labels) on a management port; 0 when absent. */
     static double metric(int managementPort, String name) throws Exception {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*})? (\\S+)$")

@@ -15,15 +15,12 @@ import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
-import io.flotilla.protocol.v1.FindMatchesRequest;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
-import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.flotilla.protocol.v1.ListWorkersRequest;
 import io.flotilla.protocol.v1.RouterServiceGrpc;
 import io.flotilla.protocol.v1.StopConditions;
 import io.flotilla.protocol.v1.WorkerInfo;
-import io.flotilla.protocol.v1.WorkerMatch;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.flotilla.worker.engine.openai.FakeVllmEngine;
 import io.grpc.ManagedChannel;
@@ -389,11 +386,7 @@ class ExternalEngineE2ETest {
     }
 
     private static int matchedBlocks(String worker, long[] hashes) {
-        FindMatchesRequest.Builder r = FindMatchesRequest.newBuilder().setModel(MODEL).setBlockSize(16);
-        Arrays.stream(hashes).forEach(r::addSeqHashes);
-        return IndexerServiceGrpc.newBlockingStub(indexer).withDeadlineAfter(5, TimeUnit.SECONDS).findMatches(r.build())
-                .getMatchesList().stream().filter(m -> m.getWorkerId().equals(worker))
-                .mapToInt(WorkerMatch::getMatchedBlocks).findFirst().orElse(0);
+        return ClusterUnderTest.matchedBlocks(indexer, MODEL, worker, hashes);
     }
 
     /** Sum of a counter's samples on worker n's Prometheus endpoint. */

@@ -12,12 +12,11 @@ import io.flotilla.gateway.sdk.NodeSdk;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,20 +40,14 @@ class LocalClusterE2ETest {
 
     private static final HttpClient HTTP = ClusterUnderTest.HTTP;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ClusterUnderTest cluster;
-    private static List<RunningService> started;
-
     /** A prompt the simulated engines' script answers with a think block. */
     private static final String THINK = "Think it through: why is the sky blue?";
 
-    @BeforeAll
-    static void up() throws Exception {
-        Path state = Files.createTempDirectory("flotilla-e2e-");
-        ServedModel model = ServedModel.DEFAULT.withBehaviour(null, "qwen3", script(state).toString(), state);
-        cluster = ClusterUnderTest.start(state, c -> c.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW,
-                ExternalEngines.NONE, model, Duration.ofSeconds(240)));
-        started = cluster.started();
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-", c -> {
+        ServedModel model = ServedModel.DEFAULT.withBehaviour(null, "qwen3", script(c.stateDir()).toString(), c.stateDir());
+        return c.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, ExternalEngines.NONE, model, Duration.ofSeconds(240));
+    });
 
     /** Scripted mode (bin/flotilla up --sim-script): the SDK examples' model, and one that thinks aloud. */
     private static Path script(Path dir) throws Exception {
@@ -67,17 +60,10 @@ class LocalClusterE2ETest {
         return file;
     }
 
-    @AfterAll
-    static void down() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
     @Test
     @Order(1)
     void everyServiceIsUpAndTheRouterSeesBothWorkers() {
-        assertThat(started).extracting(RunningService::name)
+        assertThat(cluster.get().started()).extracting(RunningService::name)
                 .containsExactly("kafka", "kv-indexer", "router", "planner", "worker-0", "worker-1", "gateway");
         await().atMost(Duration.ofSeconds(30)).until(() -> routable().size() == 2);
         // The first requests run cold code in four JVMs; the cluster is ready once it serves one.
@@ -201,7 +187,7 @@ class LocalClusterE2ETest {
                 usage = chunk.get("usage");
             }
             if (++chunks == 20 && !killed) {
-                cluster.launcher().killWorker(victim); // SIGKILL, mid-stream
+                cluster.get().launcher().killWorker(victim); // SIGKILL, mid-stream
                 killed = true;
                 killedAt = System.nanoTime();
             }
@@ -222,7 +208,7 @@ class LocalClusterE2ETest {
     }
 
     private static List<WorkerInfo> routable() {
-        return cluster.routable();
+        return cluster.get().routable();
     }
 
     private static HttpResponse<String> chat(String content) throws Exception {

@@ -8,12 +8,11 @@ import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,26 +46,13 @@ class PdClusterE2ETest {
     private static final int ISL = 6000;
     private static final int MAX_TOKENS = 50;
 
-    private static ClusterUnderTest cluster;
-    private static List<RunningService> started;
-
-    @BeforeAll
-    static void up() throws Exception {
-        cluster = ClusterUnderTest.start("flotilla-e2e-pd-", c -> c.up(0, 1, 1, "kv", null, Duration.ofSeconds(240)));
-        started = cluster.started();
-    }
-
-    @AfterAll
-    static void down() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-pd-", c -> c.up(0, 1, 1, "kv", null, Duration.ofSeconds(240)));
 
     @Test
     @Order(1)
     void theRouterSeesOnePrefillAndOneDecodeWorker() {
-        assertThat(started).extracting(RunningService::name).contains(PREFILL, DECODE);
+        assertThat(cluster.get().started()).extracting(RunningService::name).contains(PREFILL, DECODE);
         await().atMost(Duration.ofSeconds(30)).until(() -> routable().size() == 2);
         assertThat(routable()).extracting(WorkerInfo::getWorkerId, WorkerInfo::getRole).containsExactlyInAnyOrder(
                 org.assertj.core.groups.Tuple.tuple(PREFILL, WorkerRole.WORKER_ROLE_PREFILL),
@@ -149,7 +135,7 @@ class PdClusterE2ETest {
     }
 
     private static List<WorkerInfo> routable() {
-        return cluster.routable();
+        return cluster.get().routable();
     }
 
     private static double metric(String worker, String name) throws Exception {

@@ -9,6 +9,7 @@ import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.kafka.ProtoDeserializer;
+import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.WorkerState;
@@ -69,7 +70,7 @@ class PlannerLocalConnectorE2ETest {
                 "ready-time=10s", "aggregated.max=2", "scaling.up-cooldown=2s", "scaling.down-cooldown=4s",
                 "scaling.min-stable=4s", "scaling.idle-after=8s"));
         started = cluster.up(1, 0, 0, "kv", null, 0.25, planner, Duration.ofSeconds(240));
-        membership = new TopicTailer<>("planner-e2e", "127.0.0.1:" + Ports.KAFKA, Topics.WORKERS.name(),
+        membership = new TopicTailer<>("planner-e2e", ProtoProducers.plaintext("127.0.0.1:" + Ports.KAFKA), Topics.WORKERS.name(),
                 new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                 TopicTailer.eachValue(statuses::add), Clock.systemUTC()).start();
     }

@@ -21,7 +21,9 @@ import java.time.Duration;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "management.server.port=0",
-        "flotilla.gateway.route-timeout=10s",
+        "flotilla.kafka.startup-check-timeout=0",
+        "flotilla.gateway.route-deadline.floor=10s",
+        "flotilla.gateway.route-deadline.ceiling=10s",
         "flotilla.gateway.router-call-timeout=10s",
         "flotilla.gateway.max-request-size=64KB",
         "flotilla.gateway.models.tiny-model.max-context=64",

@@ -19,6 +19,33 @@ public final class Ports {
     private Ports() {
     }
 
+    /** Router replicas beyond the first: router n (n = 1 … 9) serves gRPC on 7010+n, management on 8090+n. */
+    public static final int MAX_ROUTERS = 10;
+
+    /** Router replica n's gRPC port: 7001 for the first, 7010+n for the others. */
+    public static int routerGrpc(int n) {
+        checkRouter(n);
+        return n == 0 ? ROUTER_GRPC : 7010 + n;
+    }
+
+    /** Router replica n's management port: 8082 for the first, 8090+n for the others. */
+    public static int routerManagement(int n) {
+        checkRouter(n);
+        return n == 0 ? ROUTER_MANAGEMENT : 8090 + n;
+    }
+
+    /** Router replica n's name: {@code router} for the first (as with one router), {@code router-n} for the others. */
+    public static String routerName(int n) {
+        checkRouter(n);
+        return n == 0 ? "router" : "router-" + n;
+    }
+
+    private static void checkRouter(int n) {
+        if (n < 0 || n >= MAX_ROUTERS) {
+            throw new IllegalArgumentException("router number must be in [0, " + MAX_ROUTERS + "): " + n);
+        }
+    }
+
     public static int workerGrpc(int n) {
         return WORKER_GRPC_BASE + n;
     }

@@ -26,13 +26,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  *  "stream_options": {"include_usage": true}, "ignore_eos": true, "temperature": 0
  *  [, "return_token_ids": true]}
  * </pre>
- * Headers: {@code Authorization: Bearer <api key>} when given, {@code x-flotilla-disagg: off|auto} when
- * a disaggregation hint is set ({@code off}: the request stays aggregated on one worker; {@code auto}:
- * the router may run its prefill on the prefill pool).
+ * Headers: {@code Authorization: Bearer <api key>} when given (a tenant's own key replaces it),
+ * {@code x-flotilla-disagg: off|auto} when a disaggregation hint is set ({@code off}: the request stays
+ * aggregated on one worker; {@code auto}: the router may run its prefill on the prefill pool),
+ * {@code x-flotilla-queue-timeout: <ms>ms} when a queue timeout is set, {@code x-flotilla-priority}
+ * when the request has a band. A request with a tenant also sends {@code "user": tenant}.
  */
 public final class CompletionClient implements CompletionSender, AutoCloseable {
 
     public static final String DISAGG_HEADER = "x-flotilla-disagg";
+    public static final String QUEUE_TIMEOUT_HEADER = "x-flotilla-queue-timeout";
+    public static final String PRIORITY_HEADER = "x-flotilla-priority";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,9 +48,16 @@ public final class CompletionClient implements CompletionSender, AutoCloseable {
     private final String disaggHint;
     private final boolean returnTokenIds;
     private final Duration requestTimeout;
+    private final Duration queueTimeout;
 
     public CompletionClient(String baseUrl, String model, String apiKey, String disaggHint, boolean returnTokenIds,
                             Duration requestTimeout) {
+        this(baseUrl, model, apiKey, disaggHint, returnTokenIds, requestTimeout, null);
+    }
+
+    /** @param queueTimeout sent as {@code x-flotilla-queue-timeout}; null sends none (the gateway's default) */
+    public CompletionClient(String baseUrl, String model, String apiKey, String disaggHint, boolean returnTokenIds,
+                            Duration requestTimeout, Duration queueTimeout) {
         AtomicInteger n = new AtomicInteger();
         this.executor = Executors.newFixedThreadPool(3, r -> {
             Thread t = new Thread(r, "bench-http-" + n.incrementAndGet());
@@ -64,6 +75,7 @@ public final class CompletionClient implements CompletionSender, AutoCloseable {
         this.disaggHint = disaggHint;
         this.returnTokenIds = returnTokenIds;
         this.requestTimeout = requestTimeout;
+        this.queueTimeout = queueTimeout;
     }
 
     static HttpClient httpClient(ExecutorService executor) {
@@ -79,16 +91,29 @@ public final class CompletionClient implements CompletionSender, AutoCloseable {
      */
     @Override
     public CompletableFuture<StreamMeasurement> send(int[] prompt, int maxTokens, StreamRecorder recorder) {
+        return send(prompt, maxTokens, recorder, io.flotilla.bench.run.RequestLabels.NONE);
+    }
+
+    @Override
+    public CompletableFuture<StreamMeasurement> send(int[] prompt, int maxTokens, StreamRecorder recorder,
+                                                     io.flotilla.bench.run.RequestLabels labels) {
         HttpRequest.Builder b = HttpRequest.newBuilder(completions)
                 .timeout(requestTimeout)
                 .header("Content-Type", "application/json")
                 .header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body(prompt, maxTokens)));
-        if (apiKey != null && !apiKey.isEmpty()) {
-            b.header("Authorization", "Bearer " + apiKey);
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body(prompt, maxTokens, labels.tenant())));
+        String key = labels.apiKey() != null ? labels.apiKey() : apiKey;
+        if (key != null && !key.isEmpty()) {
+            b.header("Authorization", "Bearer " + key);
         }
         if (disaggHint != null && !disaggHint.isEmpty()) {
             b.header(DISAGG_HEADER, disaggHint);
+        }
+        if (queueTimeout != null) {
+            b.header(QUEUE_TIMEOUT_HEADER, queueTimeout.toMillis() + "ms");
+        }
+        if (!labels.priority().isEmpty()) {
+            b.header(PRIORITY_HEADER, labels.priority());
         }
         HttpResponse.BodyHandler<Void> handler = info -> {
             recorder.onResponse(info.statusCode(), info.headers());
@@ -114,6 +139,10 @@ public final class CompletionClient implements CompletionSender, AutoCloseable {
     }
 
     byte[] body(int[] prompt, int maxTokens) {
+        return body(prompt, maxTokens, "");
+    }
+
+    byte[] body(int[] prompt, int maxTokens, String user) {
         StringBuilder sb = new StringBuilder(prompt.length * 6 + 256);
         sb.append("{\"model\":").append(modelJson).append(",\"prompt\":[");
         for (int i = 0; i < prompt.length; i++) {
@@ -126,6 +155,13 @@ public final class CompletionClient implements CompletionSender, AutoCloseable {
                 .append(",\"stream\":true,\"stream_options\":{\"include_usage\":true},\"ignore_eos\":true,\"temperature\":0");
         if (returnTokenIds) {
             sb.append(",\"return_token_ids\":true");
+        }
+        if (!user.isEmpty()) {
+            try {
+                sb.append(",\"user\":").append(JSON.writeValueAsString(user));
+            } catch (IOException e) {
+                throw new IllegalArgumentException(e);
+            }
         }
         return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
     }

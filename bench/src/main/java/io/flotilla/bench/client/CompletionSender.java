@@ -11,4 +11,10 @@ public interface CompletionSender {
      * {@link StreamRecorder#abort()}).
      */
     CompletableFuture<StreamMeasurement> send(int[] prompt, int maxTokens, StreamRecorder recorder);
+
+    /** As {@link #send(int[], int, StreamRecorder)}, sent as {@code labels} say (tenant, API key, priority). */
+    default CompletableFuture<StreamMeasurement> send(int[] prompt, int maxTokens, StreamRecorder recorder,
+                                                      io.flotilla.bench.run.RequestLabels labels) {
+        return send(prompt, maxTokens, recorder);
+    }
 }

@@ -19,10 +19,14 @@ package io.flotilla.bench.client;
  * @param worker         {@code x-flotilla-worker}, empty when absent
  * @param prefillWorker  {@code x-flotilla-prefill-worker}, empty when absent
  * @param outputTokenIds generated ids when streamed and asked for, else empty
+ * @param queueMs        {@code x-flotilla-queue-ms}: time the gateway queued the request, NaN when absent
+ * @param mode           {@code x-flotilla-mode}: how the worker was chosen, empty when absent
+ * @param errorCode      the OpenAI error body's {@code code} of a failed request, empty when none
  */
 public record StreamMeasurement(String outcome, int httpStatus, String error, double ttftMs, double e2eMs,
                                 double itlMeanMs, double itlMaxMs, float[] gapsMs, int chunks, int streamedTokens,
-                                StreamEvent.Usage usage, String worker, String prefillWorker, int[] outputTokenIds) {
+                                StreamEvent.Usage usage, String worker, String prefillWorker, int[] outputTokenIds,
+                                double queueMs, String mode, String errorCode) {
 
     public boolean ok() {
         return "ok".equals(outcome);

@@ -30,6 +30,9 @@ public final class StreamRecorder implements Flow.Subscriber<String> {
 
     public static final String WORKER_HEADER = "x-flotilla-worker";
     public static final String PREFILL_WORKER_HEADER = "x-flotilla-prefill-worker";
+    public static final String QUEUE_MS_HEADER = "x-flotilla-queue-ms";
+    public static final String MODE_HEADER = "x-flotilla-mode";
+    private static final java.util.regex.Pattern ERROR_CODE = java.util.regex.Pattern.compile("\"code\"\\s*:\\s*\"([^\"]*)\"");
 
     /** Told about streamed tokens as they arrive (live throughput). */
     public interface TokenSink {
@@ -47,6 +50,8 @@ public final class StreamRecorder implements Flow.Subscriber<String> {
     private int status;
     private String worker = "";
     private String prefillWorker = "";
+    private double queueMs = Double.NaN;
+    private String mode = "";
     private String httpErrorBody;
     private long firstContent = -1;
     private long lastContent = -1;
@@ -75,6 +80,14 @@ public final class StreamRecorder implements Flow.Subscriber<String> {
         this.status = status;
         this.worker = headers.firstValue(WORKER_HEADER).orElse("");
         this.prefillWorker = headers.firstValue(PREFILL_WORKER_HEADER).orElse("");
+        this.mode = headers.firstValue(MODE_HEADER).orElse("");
+        this.queueMs = headers.firstValue(QUEUE_MS_HEADER).map(v -> {
+            try {
+                return Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                return Double.NaN;
+            }
+        }).orElse(Double.NaN);
     }
 
     /** Body of a non-200 response. */
@@ -222,9 +235,17 @@ public final class StreamRecorder implements Flow.Subscriber<String> {
         for (int i = 0; i < gapCount; i++) {
             itlMax = Math.max(itlMax, gaps[i]);
         }
+        String code = "";
+        String errorText = status != 200 ? httpErrorBody : failure;
+        if (errorText != null) {
+            java.util.regex.Matcher m = ERROR_CODE.matcher(errorText);
+            if (m.find()) {
+                code = m.group(1);
+            }
+        }
         return new StreamMeasurement(outcome, status, message, ttft, ms(end - startNanos), itlMean,
                 gapCount == 0 ? Double.NaN : itlMax, Arrays.copyOf(gaps, gapCount), chunks, streamedTokens, usage,
-                worker, prefillWorker, Arrays.copyOf(tokenIds, tokenIdCount));
+                worker, prefillWorker, Arrays.copyOf(tokenIds, tokenIdCount), queueMs, mode, code);
     }
 
     private static Throwable unwrap(Throwable t) {

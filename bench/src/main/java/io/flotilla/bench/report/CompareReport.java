@@ -39,6 +39,7 @@ public final class CompareReport {
             new Metric("oracle hit rate", RunSummary::oracleHitRate, false, Unit.PERCENT),
             new Metric("goodput (req/s)", RunSummary::goodputRps, false, Unit.NUMBER),
             new Metric("SLO attainment", RunSummary::sloAttainment, false, Unit.PERCENT),
+            new Metric("queue wait p99 (ms)", s -> s.queueMs().percentile(99), true, Unit.NUMBER),
             new Metric("failed requests", s -> s.failed(), true, Unit.COUNT));
 
     private CompareReport() {

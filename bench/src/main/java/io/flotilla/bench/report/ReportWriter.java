@@ -50,7 +50,8 @@ public final class ReportWriter {
                 latencyRow("TTFT", s.ttft()),
                 latencyRow("ITL (chunk gaps, pooled)", s.itl()),
                 latencyRow("ITL mean per request (per token)", s.itlMean()),
-                latencyRow("end-to-end", s.e2e())));
+                latencyRow("end-to-end", s.e2e()),
+                latencyRow("queue wait in the gateway", s.queueMs())));
         sb.append("<h2>Throughput and cache</h2>");
         Html.table(sb, List.of("metric", "value"), List.of(
                 List.of("output tokens/s", fmt(s.outputTokensPerS())),
@@ -87,7 +88,35 @@ public final class ReportWriter {
         List<List<String>> outcomes = new ArrayList<>();
         s.outcomes().forEach((k, v) -> outcomes.add(List.of(k, Long.toString(v))));
         Html.table(sb, List.of("outcome", "requests"), outcomes);
+        counts(sb, "Failures by error code", "code", s.errorCodes());
+        counts(sb, "How workers were chosen (x-flotilla-mode)", "mode", s.modes());
+        groups(sb, "Per tenant", "tenant", s.byTenant(), s.durationS());
+        groups(sb, "Per priority band", "band", s.byBand(), s.durationS());
         return Html.end(sb);
+    }
+
+    private static void counts(StringBuilder sb, String title, String what, java.util.Map<String, Long> counts) {
+        if (counts.isEmpty()) {
+            return;
+        }
+        sb.append("<h2>").append(title).append("</h2>");
+        List<List<String>> rows = new ArrayList<>();
+        counts.forEach((k, v) -> rows.add(List.of(k, Long.toString(v))));
+        Html.table(sb, List.of(what, "requests"), rows);
+    }
+
+    private static void groups(StringBuilder sb, String title, String what, java.util.Map<String, RunSummary.Group> groups,
+                               double durationS) {
+        if (groups.isEmpty()) {
+            return;
+        }
+        sb.append("<h2>").append(title).append("</h2>");
+        List<List<String>> rows = new ArrayList<>();
+        groups.forEach((k, g) -> rows.add(List.of(k, Long.toString(g.requests()), Long.toString(g.completed()),
+                Long.toString(g.requests() - g.completed()), fmt(g.ttft().percentile(50)), fmt(g.ttft().percentile(99)),
+                fmt(g.queueMs().percentile(99)), fmt(durationS <= 0 ? Double.NaN : g.sloMet() / durationS))));
+        Html.table(sb, List.of(what, "requests", "ok", "failed", "TTFT p50 (ms)", "TTFT p99 (ms)", "queue p99 (ms)",
+                "goodput (req/s)"), rows);
     }
 
     static SvgChart.Series cdf(String name, LatencyStats stats) {

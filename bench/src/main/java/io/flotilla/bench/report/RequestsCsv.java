@@ -18,7 +18,7 @@ public final class RequestsCsv {
 
     public static final List<String> COLUMNS = List.of("id", "session", "turn", "scheduled_ms", "sent_ms", "prompt_len",
             "max_tokens", "outcome", "http_status", "ttft_ms", "e2e_ms", "itl_mean_ms", "itl_max_ms", "chunks",
-            "prompt_tokens", "cached_tokens", "completion_tokens", "oracle_cached_tokens", "worker", "prefill_worker", "error");
+            "prompt_tokens", "cached_tokens", "completion_tokens", "oracle_cached_tokens", "worker", "prefill_worker", "tenant", "priority", "queue_ms", "mode", "error_code", "error");
 
     private RequestsCsv() {
     }
@@ -56,6 +56,11 @@ public final class RequestsCsv {
                 Integer.toString(r.oracleCachedTokens()),
                 text(r.worker()),
                 text(r.prefillWorker()),
+                text(r.tenant()),
+                text(r.priority()),
+                ms(r.queueMs()),
+                text(r.mode()),
+                text(r.errorCode()),
                 text(r.error()));
     }
 

@@ -18,11 +18,53 @@ import java.util.TreeMap;
  * {@code cached_tokens} / Σ {@code prompt_tokens} over requests that reported usage;
  * {@code oracle_hit_rate} is {@code OracleHitRate} over every sent request. SLO attainment and
  * goodput follow {@link SloPolicy}; without objectives attainment is null and goodput counts ok requests.
+ * {@code error_codes} counts failed requests by their OpenAI error code (else their outcome),
+ * {@code modes} requests by how the gateway says their worker was chosen, {@code queue_ms} the queue
+ * wait of ok requests; {@code tenants} and {@code bands} repeat requests, TTFT, queue wait and goodput
+ * per tenant ({@code --tenants}) and per band ({@code --priority}).
  */
 public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long requests, long completed, long failed,
                          Map<String, Long> outcomes, LatencyStats ttft, LatencyStats itl, LatencyStats itlMean,
                          LatencyStats e2e, long outputTokens, long promptTokens, long cachedTokens, long sloMet,
-                         Map<String, long[]> workers, Map<String, Long> prefillWorkers) {
+                         Map<String, long[]> workers, Map<String, Long> prefillWorkers, Map<String, Long> errorCodes,
+                         Map<String, Long> modes, LatencyStats queueMs, Map<String, Group> byTenant,
+                         Map<String, Group> byBand) {
+
+    /**
+     * The requests of one tenant or one band.
+     *
+     * @param ttft    TTFT of its ok requests
+     * @param queueMs queue wait of its ok requests (as the gateway reported it)
+     * @param sloMet  its requests meeting the SLOs
+     */
+    public record Group(long requests, long completed, LatencyStats ttft, LatencyStats queueMs, long sloMet) {
+
+        Group add(RequestResult r, boolean met) {
+            if (r.ok()) {
+                ttft.add(r.ttftMs());
+                if (!Double.isNaN(r.queueMs())) {
+                    queueMs.add(r.queueMs());
+                }
+            }
+            return new Group(requests + 1, completed + (r.ok() ? 1 : 0), ttft, queueMs, sloMet + (met ? 1 : 0));
+        }
+
+        static Group empty() {
+            return new Group(0, 0, new LatencyStats(100_000, 3), new LatencyStats(100_000, 5), 0);
+        }
+
+        Map<String, Object> toJson(double durationS) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("requests", requests);
+            m.put("completed", completed);
+            m.put("failed", requests - completed);
+            m.put("ttft_ms", ttft.summary());
+            m.put("queue_ms", queueMs.summary());
+            m.put("slo_met", sloMet);
+            m.put("goodput_rps", durationS <= 0 ? null : num(sloMet / durationS));
+            return m;
+        }
+    }
 
     /** Per worker: {requests, prompt tokens, cached tokens}. */
     public static final int W_REQUESTS = 0;
@@ -36,6 +78,11 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         Map<String, Long> outcomes = new TreeMap<>();
         Map<String, long[]> workers = new TreeMap<>();
         Map<String, Long> prefill = new TreeMap<>();
+        Map<String, Long> errorCodes = new TreeMap<>();
+        Map<String, Long> modes = new TreeMap<>();
+        LatencyStats queue = new LatencyStats();
+        Map<String, Group> byTenant = new TreeMap<>();
+        Map<String, Group> byBand = new TreeMap<>();
         long completed = 0;
         long output = 0;
         long prompt = 0;
@@ -56,8 +103,23 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
             if (!r.prefillWorker().isEmpty()) {
                 prefill.merge(r.prefillWorker(), 1L, Long::sum);
             }
-            if (slo.meets(r.ok(), r.ttftMs(), r.itlMeanMs())) {
+            boolean meets = slo.meets(r.ok(), r.ttftMs(), r.itlMeanMs());
+            if (meets) {
                 met++;
+            }
+            if (!r.ok()) {
+                errorCodes.merge(r.errorCode() == null || r.errorCode().isEmpty() ? r.outcome() : r.errorCode(), 1L, Long::sum);
+            } else if (!Double.isNaN(r.queueMs())) {
+                queue.add(r.queueMs());
+            }
+            if (r.mode() != null && !r.mode().isEmpty()) {
+                modes.merge(r.mode(), 1L, Long::sum);
+            }
+            if (!r.tenant().isEmpty()) {
+                byTenant.compute(r.tenant(), (k, g) -> (g == null ? Group.empty() : g).add(r, meets));
+            }
+            if (!r.priority().isEmpty()) {
+                byBand.compute(r.priority(), (k, g) -> (g == null ? Group.empty() : g).add(r, meets));
             }
             if (r.ok()) {
                 completed++;
@@ -69,7 +131,7 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         }
         long n = run.requests().size();
         return new RunSummary(context, run, slo, n, completed, n - completed, outcomes, ttft, run.chunkGapsMs(), itlMean,
-                e2e, output, prompt, cached, met, workers, prefill);
+                e2e, output, prompt, cached, met, workers, prefill, errorCodes, modes, queue, byTenant, byBand);
     }
 
     public double durationS() {
@@ -121,6 +183,9 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         m.put("completed", completed);
         m.put("failed", failed);
         m.put("outcomes", outcomes);
+        m.put("error_codes", errorCodes);
+        m.put("modes", modes);
+        m.put("queue_ms", queueMs.summary());
         m.put("ttft_ms", ttft.summary());
         m.put("itl_ms", itl.summary());
         m.put("itl_mean_ms", itlMean.summary());
@@ -156,6 +221,12 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         w.put("cached_tokens", ca);
         w.put("prefill_requests", prefillWorkers);
         m.put("workers", w);
+        Map<String, Object> tenants = new LinkedHashMap<>();
+        byTenant.forEach((k, g) -> tenants.put(k, g.toJson(run.durationS())));
+        m.put("tenants", tenants);
+        Map<String, Object> bands = new LinkedHashMap<>();
+        byBand.forEach((k, g) -> bands.put(k, g.toJson(run.durationS())));
+        m.put("bands", bands);
         m.put("max_dispatch_lag_ms", num(run.maxDispatchLagMs()));
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("seed", context.seed());
@@ -163,6 +234,9 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         cfg.put("concurrency", context.config().concurrency());
         cfg.put("max_requests", context.config().maxRequests());
         cfg.put("duration_s", context.config().duration() == null ? null : context.config().duration().toMillis() / 1000.0);
+        cfg.put("queue_timeout_ms", context.queueTimeout() == null ? null : context.queueTimeout().toMillis());
+        cfg.put("tenants", context.tenants());
+        cfg.put("priority", context.priority());
         m.put("config", cfg);
         return m;
     }

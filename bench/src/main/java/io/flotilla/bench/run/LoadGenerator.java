@@ -37,6 +37,7 @@ public final class LoadGenerator {
     private final RunConfig config;
     private final Workload workload;
     private final CompletionSender sender;
+    private final RequestLabels.Labeler labeler;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ArrayDeque<Finished> finished = new ArrayDeque<>();
@@ -50,9 +51,15 @@ public final class LoadGenerator {
     private double maxLagMs;
 
     public LoadGenerator(RunConfig config, Workload workload, CompletionSender sender) {
+        this(config, workload, sender, id -> RequestLabels.NONE);
+    }
+
+    /** @param labeler tenant and priority of each request, by its number */
+    public LoadGenerator(RunConfig config, Workload workload, CompletionSender sender, RequestLabels.Labeler labeler) {
         this.config = config;
         this.workload = workload;
         this.sender = sender;
+        this.labeler = labeler;
     }
 
     /** Counters of the running (or last) run; null before {@link #run()} starts. */
@@ -155,9 +162,10 @@ public final class LoadGenerator {
         live.sent();
         double sentMs = (sentNanos - startNanos) / 1e6;
         int promptLen = tokens.length;
-        sender.send(tokens, request.maxTokens(), recorder).whenComplete((m, error) -> {
+        RequestLabels labels = labeler.label(id);
+        sender.send(tokens, request.maxTokens(), recorder, labels).whenComplete((m, error) -> {
             StreamMeasurement measured = m != null ? m : recorder.finish(error);
-            RequestResult r = result(id, request, scheduledMs, sentMs, promptLen, oracleCached, measured);
+            RequestResult r = result(id, request, scheduledMs, sentMs, promptLen, oracleCached, measured, labels);
             long endNanos = System.nanoTime();
             int uncounted = measured.completionTokens() - measured.streamedTokens();
             if (uncounted > 0) {
@@ -185,12 +193,12 @@ public final class LoadGenerator {
     }
 
     private static RequestResult result(long id, PlannedRequest req, double scheduledMs, double sentMs, int promptLen,
-                                        int oracleCached, StreamMeasurement m) {
+                                        int oracleCached, StreamMeasurement m, RequestLabels labels) {
         var u = m.usage();
         return new RequestResult(id, req.session(), req.turn(), scheduledMs, sentMs, promptLen, req.maxTokens(),
                 oracleCached, m.outcome(), m.httpStatus(), m.error(), m.ttftMs(), m.e2eMs(), m.itlMeanMs(), m.itlMaxMs(),
                 m.chunks(), u == null ? -1 : u.promptTokens(), u == null ? -1 : u.cachedTokens(), m.completionTokens(),
-                m.worker(), m.prefillWorker());
+                m.worker(), m.prefillWorker(), labels.tenant(), labels.priority(), m.queueMs(), m.mode(), m.errorCode());
     }
 
     /** Hands completions to the workload (dispatcher thread, lock held). */

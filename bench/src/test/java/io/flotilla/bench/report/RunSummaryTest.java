@@ -21,7 +21,7 @@ class RunSummaryTest {
                                      String worker) {
         return new RequestResult(id, -1, 0, 0, 0, prompt, completion, 0, outcome, outcome.equals("ok") ? 200 : 503, null,
                 ttft, ttft + 100, itl, itl, 2, outcome.equals("ok") ? prompt : -1, outcome.equals("ok") ? cached : -1,
-                completion, worker, "");
+                completion, worker, "", "", "", Double.NaN, "", "");
     }
 
     private static RunSummary summary(SloPolicy slo) {

@@ -30,7 +30,7 @@ class LoadGeneratorTest {
             return CompletableFuture.completedFuture(new StreamMeasurement(ok ? "ok" : "http_500", ok ? 200 : 500,
                     ok ? null : "boom", 5, 9, 1, 2, new float[] {1, 2}, 2, maxTokens,
                     ok ? new StreamEvent.Usage(prompt.length, 0, maxTokens) : null, "w" + (prompt.length % 2), "",
-                    new int[] {77}));
+                    new int[] {77}, Double.NaN, "", ""));
         }
     }
 

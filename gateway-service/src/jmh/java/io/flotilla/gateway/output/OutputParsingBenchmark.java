@@ -1,6 +1,6 @@
 package io.flotilla.gateway.output;
 
-import io.flotilla.gateway.generation.WorkerEvent;
+import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.reasoning.ReasoningParser;
 import io.flotilla.gateway.reasoning.ReasoningStream;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -114,9 +115,9 @@ public class OutputParsingBenchmark {
     private void stream(ResponseShape shape, Blackhole bh) {
         ResponseAssembler a = shape.assembler();
         for (int id : ids) {
-            bh.consume(a.apply(new WorkerEvent.Tokens(0, new int[] {id}, List.of())));
+            bh.consume(a.apply(new RequestEvent.Tokens(0, new int[] {id}, List.of(), Instant.EPOCH, false, null)));
         }
-        bh.consume(a.apply(new WorkerEvent.Finished(0, FinishReason.FINISH_REASON_STOP)));
+        bh.consume(a.apply(new RequestEvent.Finished(0, FinishReason.FINISH_REASON_STOP, true)));
     }
 
     /** Reasoning text is consumed; content goes on to the tool parse, whose output is consumed. */

@@ -3,7 +3,8 @@ package io.flotilla.gateway.api;
 import io.flotilla.gateway.generation.GenerationJob;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.RequestContext;
-import io.flotilla.gateway.generation.RequestProgress;
+import io.flotilla.gateway.generation.RequestEvent;
+import io.flotilla.gateway.generation.RequestResult;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
@@ -62,24 +63,26 @@ final class CompletionResponder {
         ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
                 clock.instant().getEpochSecond(), job.model(), job.choices(), request.includeUsage());
         ResponseAssembler assembler = job.response().assembler();
-        Flux<OutputEvent> output = pipeline.run(job, ctx.progress())
+        Flux<OutputEvent> output = pipeline.run(job, ctx)
                 .concatMapIterable(assembler::apply)
                 .takeUntil(e -> e instanceof OutputEvent.End)
                 .doOnComplete(() -> metrics.output(job.model(), assembler.toolCalls(), assembler.malformedToolOutputs(),
                         assembler.reasoningTokens()))
-                .doOnCancel(ctx.progress()::abandoned); // the client went away (takeUntil completes, never cancels)
+                .doOnCancel(() -> ctx.on(new RequestEvent.Abandoned())); // the client went away (takeUntil completes, never cancels)
         return request.stream() ? stream(exchange, ctx, request, renderer, assembler, output)
                 : whole(exchange, ctx, renderer, assembler, output);
     }
 
     private Mono<Void> stream(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request,
                               ResponseRenderer renderer, ResponseAssembler assembler, Flux<OutputEvent> output) {
-        RequestProgress progress = ctx.progress();
+        AtomicBoolean started = new AtomicBoolean();
         boolean[] roleSent = new boolean[ctx.job().choices()];
         boolean chat = request.kind() == CompletionKind.CHAT;
         Flux<String> events = output
                 .concatMapIterable(e -> {
-                    progress.startResponse();
+                    if (started.compareAndSet(false, true)) {
+                        ctx.on(new RequestEvent.ResponseStarted());
+                    }
                     List<String> out = new ArrayList<>(4);
                     if (e instanceof OutputEvent.Delta d) {
                         role(out, renderer, roleSent, d.choice(), chat);
@@ -87,7 +90,7 @@ final class CompletionResponder {
                     } else if (e instanceof OutputEvent.Done done) {
                         role(out, renderer, roleSent, done.choice(), chat);
                         if (done.choice() == 0) {
-                            progress.finished(done.finishReason());
+                            ctx.on(new RequestEvent.Responded(done.finishReason()));
                         }
                         out.add(renderer.finishChunk(done.choice(), done.finishReason()));
                     } else if (e instanceof OutputEvent.End) {
@@ -99,7 +102,7 @@ final class CompletionResponder {
                     return out;
                 })
                 .onErrorResume(e -> {
-                    if (!progress.responseStarted()) {
+                    if (!ctx.result().responseStarted()) {
                         return Flux.error(e);
                     }
                     ApiError error = e instanceof ApiError api ? api
@@ -107,7 +110,7 @@ final class CompletionResponder {
                     if (!(e instanceof ApiError)) {
                         log.warn("request {}: stream failed after it started", ctx.requestId(), e);
                     }
-                    progress.streamedError(error);
+                    ctx.on(new RequestEvent.StreamedError(error));
                     return Flux.just(ResponseRenderer.errorBody(json, error), "[DONE]");
                 });
         ServerHttpResponse response = exchange.getResponse();
@@ -118,7 +121,7 @@ final class CompletionResponder {
                 headers.setContentType(EVENT_STREAM);
                 headers.setCacheControl("no-cache");
                 headers.set("X-Accel-Buffering", "no");
-                workerHeaders(headers, ctx, progress.firstWorker().isEmpty() ? progress.worker() : progress.firstWorker());
+                workerHeaders(headers, ctx, ctx.result().streamWorker());
             }
             return response.bufferFactory().wrap(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
         });
@@ -137,28 +140,35 @@ final class CompletionResponder {
                              ResponseAssembler assembler, Flux<OutputEvent> output) {
         return output.then(Mono.defer(() -> {
             List<ChoiceResult> choices = assembler.results();
-            ctx.progress().finished(choices.get(0).finishReason());
+            ctx.on(new RequestEvent.Responded(choices.get(0).finishReason()));
             byte[] body = renderer.completion(choices, usage(ctx, assembler)).getBytes(StandardCharsets.UTF_8);
             ServerHttpResponse response = exchange.getResponse();
             response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-            workerHeaders(response.getHeaders(), ctx, ctx.progress().worker());
+            workerHeaders(response.getHeaders(), ctx, ctx.result().worker());
             return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
         }));
     }
 
     private static void workerHeaders(HttpHeaders headers, RequestContext ctx, String worker) {
+        RequestResult r = ctx.result();
         headers.set(ResponseHeaders.REQUEST_ID, ctx.requestId());
         if (!worker.isEmpty()) {
             headers.set(ResponseHeaders.WORKER, worker);
         }
-        if (!ctx.progress().prefillWorker().isEmpty()) {
-            headers.set(ResponseHeaders.PREFILL_WORKER, ctx.progress().prefillWorker());
+        if (!r.prefillWorker().isEmpty()) {
+            headers.set(ResponseHeaders.PREFILL_WORKER, r.prefillWorker());
+        }
+        if (r.mode() != null) {
+            headers.set(ResponseHeaders.MODE, GatewayMetrics.modeTag(r.mode()));
+        }
+        if (r.queueWait() != null) {
+            headers.set(ResponseHeaders.QUEUE_MS, Long.toString(r.queueWait().toMillis()));
         }
     }
 
     private static TokenUsage usage(RequestContext ctx, ResponseAssembler assembler) {
         int prompt = ctx.job().promptTokens().length;
-        RequestProgress p = ctx.progress();
+        RequestResult p = ctx.result();
         return new TokenUsage(prompt, p.generatedCount(), p.cachedTokens(prompt), assembler.reasoningTokens());
     }
 }

@@ -2,6 +2,7 @@ package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.client.ModelCatalog;
 import io.flotilla.gateway.client.ServedModel;
+import io.flotilla.gateway.openai.ApiError;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -44,15 +45,20 @@ class ModelsController {
 
     @GetMapping("/v1/models/{model}")
     Mono<ResponseEntity<String>> one(@PathVariable String model) {
-        return catalog.require(model).map(m -> ok(model(m)));
+        return catalog.models().flatMap(all -> all.stream().filter(m -> m.name().equals(model)).findFirst()
+                .map(m -> Mono.just(ok(model(m)))).orElseGet(() -> Mono.error(ApiError.modelNotFound(model))));
     }
 
     private ObjectNode model(ServedModel m) {
-        return json.createObjectNode()
+        ObjectNode node = json.createObjectNode()
                 .put("id", m.name())
                 .put("object", "model")
                 .put("created", created)
                 .put("owned_by", "flotilla");
+        if (!m.routable()) { // listed, so an operator sees why it fails; every request for it is refused
+            node.putObject("flotilla_error").put("code", "model_namespace_mismatch").put("message", m.problem());
+        }
+        return node;
     }
 
     private ResponseEntity<String> ok(ObjectNode body) {

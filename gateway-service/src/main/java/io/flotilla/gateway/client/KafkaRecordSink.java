@@ -19,8 +19,9 @@ public final class KafkaRecordSink implements RequestRecordSink {
 
     private final Producer<String, Object> producer;
 
-    public KafkaRecordSink(String bootstrapServers) {
-        this.producer = ProtoProducers.create(bootstrapServers, "flotilla-gateway", 500, Map.of(
+    /** @param producerConfig the gateway's producer settings ({@code spring.kafka.*}) */
+    public KafkaRecordSink(Map<String, Object> producerConfig) {
+        this.producer = ProtoProducers.create(producerConfig, "flotilla-gateway", 500, Map.of(
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
                 ProducerConfig.LINGER_MS_CONFIG, 20));
     }

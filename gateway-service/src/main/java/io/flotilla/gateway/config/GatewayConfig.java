@@ -1,62 +1,125 @@
 package io.flotilla.gateway.config;
 
-import io.flotilla.gateway.admission.AdmissionControl;
 import io.flotilla.gateway.client.KafkaRecordSink;
 import io.flotilla.gateway.client.ModelCatalog;
 import io.flotilla.gateway.client.RequestRecordPublisher;
 import io.flotilla.gateway.client.RequestRecordSink;
+import io.flotilla.gateway.client.RouteDeadline;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.client.WorkerClient;
+import io.flotilla.gateway.flow.FlowController;
+import io.flotilla.gateway.flow.FlowMetrics;
+import io.flotilla.gateway.flow.FlowPolicy;
+import io.flotilla.gateway.flow.PrefixMemory;
+import io.flotilla.gateway.flow.Priority;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.ModelProfiles;
 import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.metrics.GatewayMetrics;
+import io.flotilla.gateway.routing.CapacityWatch;
+import io.flotilla.gateway.routing.FleetView;
 import io.flotilla.gateway.tokenize.ChatMlTemplate;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.annotation.Value;
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.protocol.hash.KvNamespace;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import io.flotilla.kafka.boot.KafkaTopicUse;
+import io.flotilla.protocol.kafka.Topics;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import java.net.InetAddress;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-/** Wires the request path: router and worker clients, model catalog and profiles, admission, records. */
+/** Wires the request path: router and worker clients, flow control, capacity watch, model catalog and profiles, records. */
 @Configuration(proxyBeanMethods = false)
 class GatewayConfig {
 
     @Bean
-    Clock clock() {
+    Clock clock(org.springframework.core.env.Environment environment) {
+        RenamedKeys.check(environment); // first bean of the request path: fail before anything starts
         return Clock.systemUTC();
     }
 
     /**
-     * One channel to the router; connecting starts at once so the first Route does not pay for it.
-     * Answers are handled on the channel's own I/O thread ({@code directExecutor}): what runs on
-     * them (routing the next call, writing to the client) never blocks, and skipping the hop to an
-     * executor thread saves a thread wake-up per call.
+     * The router channels' own event loop (one thread). Route answers used to share gRPC's default
+     * loops with the worker channels, whose threads serialise every GenerateRequest (a 40k-token prompt
+     * is 160 KB of protobuf) and relay every token: in a burst of long prompts a Route answer waited
+     * behind them. On its own loop, Route I/O waits for nothing but the router.
      */
-    @Bean(destroyMethod = "shutdownNow")
-    ManagedChannel routerChannel(GatewayProperties properties) {
-        ManagedChannel channel = NettyChannelBuilder.forTarget(properties.routerAddress())
-                .usePlaintext()
-                .directExecutor()
-                .keepAliveTime(30, TimeUnit.SECONDS)
-                .build();
-        channel.getState(true);
-        return channel;
+    @Bean(destroyMethod = "shutdownGracefully")
+    NioEventLoopGroup routerEventLoop() {
+        return new NioEventLoopGroup(1, new DefaultThreadFactory("gateway-router-io", true));
+    }
+
+    /**
+     * One channel per configured router target (a comma-separated list); connecting starts at once.
+     * Answers are handled on the router loop itself ({@code directExecutor}): what runs there (routing
+     * the next call, writing to the client) never blocks. {@code round_robin} spreads a
+     * {@code dns:///} target over every address it resolves to.
+     */
+    @Bean
+    List<ManagedChannel> routerChannels(GatewayProperties properties, NioEventLoopGroup routerEventLoop) {
+        List<ManagedChannel> channels = new ArrayList<>();
+        for (String target : properties.routerAddress().split(",")) {
+            if (target.isBlank()) {
+                continue;
+            }
+            channels.add(NettyChannelBuilder.forTarget(target.strip())
+                    .usePlaintext()
+                    .directExecutor()
+                    .eventLoopGroup(routerEventLoop)
+                    .channelType(NioSocketChannel.class)
+                    .defaultLoadBalancingPolicy("round_robin")
+                    .keepAliveTime(30, TimeUnit.SECONDS)
+                    .build());
+        }
+        if (channels.isEmpty()) {
+            throw new IllegalStateException("flotilla.gateway.router-address names no router");
+        }
+        return channels;
     }
 
     @Bean
-    RouterClient routerClient(ManagedChannel routerChannel, GatewayProperties properties) {
-        return new RouterClient(routerChannel, properties.routeTimeout(), properties.routerCallTimeout());
+    RouteDeadline routeDeadline(GatewayProperties properties) {
+        GatewayProperties.RouteDeadline d = properties.routeDeadline();
+        return new RouteDeadline(d.floor(), d.ceiling(), d.percentile(), d.multiplier(), d.window(), d.minSamples(),
+                System::nanoTime);
+    }
+
+    @Bean(destroyMethod = "")
+    RouterClient routerClient(List<ManagedChannel> routerChannels, RouteDeadline deadline, GatewayProperties properties,
+                              GatewayMetrics metrics) {
+        RouterClient client = new RouterClient(routerChannels, deadline, properties.routerCallTimeout(),
+                (router, outcome, nanos) -> metrics.routeAttempt(router, outcome.name().toLowerCase(java.util.Locale.ROOT), nanos));
+        metrics.gauge("flotilla.gateway.route.deadline", "Current deadline of one Route attempt (seconds)", deadline,
+                d -> d.current().toNanos() / 1e9);
+        return client;
+    }
+
+    /** Closes the router channels after everything that uses them. */
+    @Bean(destroyMethod = "close")
+    AutoCloseable routerChannelsCloser(List<ManagedChannel> routerChannels) {
+        return () -> routerChannels.forEach(ManagedChannel::shutdownNow);
     }
 
     @Bean(destroyMethod = "close")
@@ -64,9 +127,41 @@ class GatewayConfig {
         return new WorkerClient(properties.prefillTimeout());
     }
 
+    /**
+     * The served models, each checked against its workers' block-hash namespace: the tokenizer (configured,
+     * or adopted from the workers' registration, see {@link ModelTokenizations#reconcile}) and the KV layout.
+     */
     @Bean
-    ModelCatalog modelCatalog(RouterClient router, Clock clock, GatewayProperties properties) {
-        return new ModelCatalog(router, clock, properties.modelsCacheTtl());
+    FleetView fleetView(RouterClient router) {
+        FleetView fleet = new FleetView();
+        router.onWorkerList(fleet::listed);
+        return fleet;
+    }
+
+    @Bean
+    ModelCatalog modelCatalog(RouterClient router, Clock clock, GatewayProperties properties,
+                              ModelTokenizations tokenizations) {
+        return new ModelCatalog(router, clock, properties.modelsCacheTtl(), (model, blockSize, tokenizerId, source, layout) -> {
+            String configured = properties.model(model).kvLayout();
+            String mine = configured == null || configured.isBlank() ? KvNamespace.pagedLayout("bf16", blockSize) : configured;
+            if (!layout.isEmpty() && !layout.equals(mine)) {
+                return Optional.of("the gateway hashes it with KV layout '" + mine + "' but its workers with '" + layout
+                        + "'; set flotilla.gateway.models." + model + ".kv-layout=" + layout + " or the workers' dtype");
+            }
+            return tokenizations.reconcile(model, tokenizerId, source);
+        });
+    }
+
+    /**
+     * {@code models}: DOWN with each model that cannot be routed and why (a block-hash namespace that
+     * differs from its workers'); not in the readiness group, the other models still serve.
+     */
+    @Bean
+    HealthIndicator modelsHealthIndicator(ModelCatalog catalog) {
+        return () -> {
+            Map<String, String> problems = catalog.problems();
+            return (problems.isEmpty() ? Health.up() : Health.down()).withDetails(Map.copyOf(problems)).build();
+        };
     }
 
     /**
@@ -87,14 +182,60 @@ class GatewayConfig {
         return new ModelProfiles(properties, tokenizations);
     }
 
-    @Bean
-    JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties) {
-        return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens());
+    /** Parsing, tokenizing and hashing of long requests: bounded, so Route and stream I/O always get a core. */
+    @Bean(destroyMethod = "dispose")
+    Scheduler prepareScheduler(GatewayProperties properties) {
+        return Schedulers.newParallel("gateway-prepare", properties.prepare().threadsOrDefault(), true);
     }
 
     @Bean
-    AdmissionControl admissionControl(ModelProfiles profiles) {
-        return new AdmissionControl(profiles::admission, Schedulers.parallel());
+    JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler) {
+        return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler);
+    }
+
+    @Bean
+    FlowPolicy flowPolicy(GatewayProperties properties) {
+        GatewayProperties.Flow f = properties.flow();
+        Map<String, FlowPolicy.Tenant> tenants = new HashMap<>();
+        f.tenants().forEach((id, t) -> tenants.put(id, new FlowPolicy.Tenant(priority("tenants." + id + ".priority", t.priority()),
+                priority("tenants." + id + ".max-priority", t.maxPriority()), t.weight())));
+        return new FlowPolicy(priority("default-priority", f.defaultPriority()), tenants, f.maxQueueTimeout());
+    }
+
+    private static Priority priority(String key, String value) {
+        if (value == null) {
+            return null;
+        }
+        Priority p = Priority.parse(value);
+        if (p == null) {
+            throw new IllegalStateException("flotilla.gateway.flow." + key + ": '" + value
+                    + "' is not a band; use interactive, standard or batch");
+        }
+        return p;
+    }
+
+    @Bean
+    FlowController flowController(ModelProfiles profiles, GatewayProperties properties, FlowPolicy policy,
+                                  MeterRegistry registry) {
+        GatewayProperties.Flow f = properties.flow();
+        return new FlowController(profiles::flowLimits, Schedulers.parallel(), new FlowMetrics(registry, policy::label),
+                f.quantum(), policy::weight, f.pollInterval());
+    }
+
+    @Bean
+    PrefixMemory prefixMemory(GatewayProperties properties) {
+        return new PrefixMemory(properties.flow().prefixMemoryBlocks());
+    }
+
+    @Bean(destroyMethod = "close")
+    CapacityWatch capacityWatch(RouterClient router, FleetView fleet, FlowController flow) {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "gateway";
+        }
+        return new CapacityWatch(router, fleet, flow, host + "-" + UUID.randomUUID().toString().substring(0, 8)).start();
     }
 
     @Bean
@@ -103,10 +244,12 @@ class GatewayConfig {
     }
 
     @Bean
-    GenerationPipeline generationPipeline(RouterClient router, WorkerClient workers, GatewayMetrics metrics, Clock clock,
-                                          GatewayProperties properties) {
-        return new GenerationPipeline(router, workers, metrics, clock, properties.migrationLimit(),
-                properties.streamIdleTimeout());
+    GenerationPipeline generationPipeline(RouterClient router, WorkerClient workers, FlowController flow, FleetView fleet,
+                                          GatewayMetrics metrics, Clock clock, GatewayProperties properties,
+                                          Scheduler prepareScheduler) {
+        return new GenerationPipeline(router, workers, flow, fleet, metrics, clock, properties.migrationLimit(),
+                properties.streamIdleTimeout(), properties.flow().retryAfter(), prepareScheduler,
+                properties.prepare().inlineTokens());
     }
 
     /**
@@ -114,9 +257,15 @@ class GatewayConfig {
      * disabled. Tests replace this bean. The publisher closes it.
      */
     @Bean(destroyMethod = "")
-    RequestRecordSink requestRecordSink(GatewayProperties properties,
-                                        @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
-        return properties.records().enabled() ? new KafkaRecordSink(bootstrapServers) : (record, onError) -> { };
+    RequestRecordSink requestRecordSink(GatewayProperties properties, KafkaClients kafka) {
+        return properties.records().enabled() ? new KafkaRecordSink(kafka.producer()) : (record, onError) -> { };
+    }
+
+    /** The gateway writes request records and serves without Kafka: its {@code kafka} health is outside readiness. */
+    @Bean
+    @ConditionalOnProperty(name = "flotilla.gateway.records.enabled", havingValue = "true", matchIfMissing = true)
+    KafkaTopicUse gatewayKafkaTopics() {
+        return KafkaTopicUse.producerOnly(List.of(Topics.REQUESTS));
     }
 
     @Bean(destroyMethod = "close")
@@ -131,8 +280,7 @@ class GatewayConfig {
     }
 
     @Bean
-    RequestAccounting requestAccounting(RouterClient router, GatewayMetrics metrics,
-                                        RequestRecordPublisher records, Clock clock) {
-        return new RequestAccounting(router, metrics, records, clock);
+    RequestAccounting requestAccounting(GatewayMetrics metrics, RequestRecordPublisher records, Clock clock) {
+        return new RequestAccounting(metrics, records, clock);
     }
 }

@@ -1,6 +1,8 @@
 package io.flotilla.gateway.config;
 
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -18,9 +20,10 @@ import java.util.Map;
 /**
  * Gateway settings.
  *
- * @param routerAddress     host:port of the router's RouterService
+ * @param routerAddress     the routers' RouterService: a comma-separated list of gRPC targets, each
+ *                          {@code host:port} or {@code dns:///host:port} (one target resolving to every replica)
  * @param defaultModel      model used when a request names none
- * @param routeTimeout      deadline of one {@code Route} call
+ * @param routeDeadline     the adaptive deadline of one {@code Route} attempt
  * @param routerCallTimeout deadline of the router's other calls (ListWorkers, Release, MarkPrefillDone,
  *                          ReportWorkerFailure)
  * @param prefillTimeout    deadline of one {@code Prefill} call on a prefill worker; past it the decode
@@ -31,10 +34,13 @@ import java.util.Map;
  * @param models            per-model settings by model name; models not listed use the defaults of {@link Model}
  * @param modelsCacheTtl    how long the worker list from {@code ListWorkers} (models, block sizes) is reused
  * @param maxRequestSize    largest accepted request body; larger ones get 413
+ * @param maxHeaderSize     largest accepted request header section (request line and headers); larger
+ *                          ones get 431
+ * @param prepare           where long requests are parsed, tokenized and hashed
  * @param defaultMaxTokens  max tokens of a chat completion that sets neither {@code max_tokens} nor
  *                          {@code max_completion_tokens} (capped by the context left after the prompt);
  *                          text completions default to 16 as OpenAI documents
- * @param admission         per-model in-flight limit and wait queue
+ * @param flow              flow control: per-model in-flight limit, queue, priorities, fairness
  * @param auth              API keys
  * @param rateLimit         per-key request rate limit
  * @param records           request records on {@code flotilla.requests}
@@ -44,15 +50,17 @@ import java.util.Map;
 public record GatewayProperties(
         @DefaultValue("localhost:7001") @NotBlank String routerAddress,
         @DefaultValue("flotilla-sim") @NotBlank String defaultModel,
-        @DefaultValue("1s") @NotNull Duration routeTimeout,
+        @DefaultValue @Valid RouteDeadline routeDeadline,
         @DefaultValue("1s") @NotNull Duration routerCallTimeout,
         @DefaultValue("30s") @NotNull Duration prefillTimeout,
         @DefaultValue("60s") @NotNull Duration streamIdleTimeout,
         @DefaultValue("3") @Min(0) @Max(100) int migrationLimit,
         @DefaultValue("1500ms") @NotNull Duration modelsCacheTtl,
         @DefaultValue("8MB") @NotNull DataSize maxRequestSize,
+        @DefaultValue("16KB") @NotNull DataSize maxHeaderSize,
+        @DefaultValue @Valid Prepare prepare,
         @DefaultValue("1024") @Min(1) int defaultMaxTokens,
-        @DefaultValue @Valid Admission admission,
+        @DefaultValue @Valid Flow flow,
         @DefaultValue @Valid Auth auth,
         @DefaultValue @Valid RateLimit rateLimit,
         @DefaultValue @Valid Records records,
@@ -68,20 +76,96 @@ public record GatewayProperties(
     }
 
     /**
-     * Admission control, per model: at most {@code maxInFlight} requests run; up to {@code maxQueued}
-     * more wait, each at most {@code queueTimeout}. A full queue answers 429 at once; a wait past the
-     * timeout answers 503 with {@code Retry-After: retryAfter}.
+     * The deadline of one {@code Route} attempt: {@code clamp(multiplier × p(percentile) of the Route
+     * latency measured over the last one to two windows, floor, ceiling)}; the ceiling until a window
+     * holds {@code minSamples} calls. Past it the next router replica is tried, then the gateway picks
+     * the worker itself.
      *
-     * @param maxInFlight  requests of one model running at once
-     * @param maxQueued    requests of one model waiting for a slot; 0 rejects at once when all slots are taken
-     * @param queueTimeout longest wait for a slot
-     * @param retryAfter   Retry-After sent with 429 (queue full) and 503 (wait timed out)
+     * @param floor      shortest deadline
+     * @param ceiling    longest deadline (and the deadline of a cold gateway)
+     * @param percentile the latency percentile the deadline follows
+     * @param multiplier headroom over that percentile
+     * @param window     measurement window
+     * @param minSamples calls a window needs before the deadline moves
      */
-    public record Admission(
+    public record RouteDeadline(
+            @DefaultValue("50ms") @NotNull Duration floor,
+            @DefaultValue("1s") @NotNull Duration ceiling,
+            @DefaultValue("99") @DecimalMin("1") @DecimalMax("100") double percentile,
+            @DefaultValue("2") @DecimalMin("1") double multiplier,
+            @DefaultValue("10s") @NotNull Duration window,
+            @DefaultValue("20") @Min(1) int minSamples) {
+    }
+
+    /**
+     * Where long requests are parsed, tokenized and hashed: bodies over {@code inlineBytes} go to a
+     * scheduler of {@code threads} threads, so a burst of long prompts cannot hold the event loops or
+     * every core.
+     *
+     * @param threads     threads of the prepare scheduler; 0 means half the cores (at least one)
+     * @param inlineBytes bodies up to this size are parsed on the event loop (cheaper than a hand-off)
+     * @param inlineTokens prompts up to this many tokens become a {@code GenerateRequest} on the thread
+     *                     that read the Route answer; longer ones on the prepare scheduler, so the router
+     *                     channel's I/O thread never builds a long request while other Route answers wait
+     */
+    public record Prepare(
+            @DefaultValue("0") @Min(0) int threads,
+            @DefaultValue("64KB") @NotNull DataSize inlineBytes,
+            @DefaultValue("4096") @Min(0) int inlineTokens) {
+
+        public int threadsOrDefault() {
+            return threads > 0 ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+        }
+    }
+
+    /**
+     * Flow control, per model (the former {@code admission.*}, which it replaces). A request is
+     * dispatched when its model's pool is not saturated — the router's pushed capacity, its busy answers
+     * and the gateway's own {@code maxInFlight} — else it waits, at most {@code queueTimeout} (or its
+     * {@code x-flotilla-queue-timeout}), in a queue of at most {@code maxQueued}: strict between bands,
+     * deficit round robin by estimated cost between flows of a band, earliest deadline first inside a
+     * flow. A full queue answers 429 (or displaces a lower band's waiter); a wait past the deadline 503.
+     *
+     * @param maxInFlight        requests of one model dispatched and not finished
+     * @param maxQueued          requests of one model waiting; 0 rejects at once when saturated
+     * @param maxRouting         requests of one model released to Route at once (a capacity push frees
+     *                           this many, not the whole queue)
+     * @param queueTimeout       longest wait of a request that names none
+     * @param maxQueueTimeout    longest wait a request may ask for
+     * @param retryAfter         Retry-After of 429 queue-full and 503 queue-timeout / displaced
+     * @param pollInterval       without a capacity stream, the longest a busy answer holds dispatch
+     * @param quantum            DRR tokens per round for a flow of weight 1
+     * @param defaultPriority    band of requests that name none and whose flow has no priority
+     * @param prefixMemoryBlocks block hashes remembered for the "not cached" part of the cost estimate
+     * @param tenants            per flow (API key id {@code key-…}, or tenant): priority, max priority,
+     *                           weight; these flows also get their own tenant tag on metrics
+     */
+    public record Flow(
             @DefaultValue("256") @Min(1) int maxInFlight,
             @DefaultValue("1024") @Min(0) int maxQueued,
-            @DefaultValue("10s") @NotNull Duration queueTimeout,
-            @DefaultValue("1s") @NotNull Duration retryAfter) {
+            @DefaultValue("8") @Min(1) int maxRouting,
+            @DefaultValue("30s") @NotNull Duration queueTimeout,
+            @DefaultValue("15m") @NotNull Duration maxQueueTimeout,
+            @DefaultValue("1s") @NotNull Duration retryAfter,
+            @DefaultValue("500ms") @NotNull Duration pollInterval,
+            @DefaultValue("4096") @Min(1) long quantum,
+            @DefaultValue("standard") @NotNull String defaultPriority,
+            @DefaultValue("262144") @Min(1024) int prefixMemoryBlocks,
+            Map<String, Tenant> tenants) {
+
+        public Flow {
+            tenants = tenants == null ? Map.of() : Map.copyOf(tenants);
+        }
+    }
+
+    /**
+     * Flow-control settings of one flow (an API key id or a tenant).
+     *
+     * @param priority    band of its requests that name none ({@code interactive}, {@code standard}, {@code batch})
+     * @param maxPriority highest band its requests may ask for with {@code x-flotilla-priority} (403 above)
+     * @param weight      its DRR weight: its share of a band while backlogged, relative to weight-1 flows
+     */
+    public record Tenant(String priority, String maxPriority, @DefaultValue("1") @Min(1) int weight) {
     }
 
     /**
@@ -141,9 +225,9 @@ public record GatewayProperties(
      *                     with the block size the workers advertise
      * @param maxContext   longest prompt plus output in tokens (default 131072)
      * @param allowDisagg  let the router pick a separate prefill worker (default true)
-     * @param maxInFlight  overrides {@code admission.max-in-flight} for this model
-     * @param maxQueued    overrides {@code admission.max-queued} for this model
-     * @param queueTimeout overrides {@code admission.queue-timeout} for this model
+     * @param maxInFlight  overrides {@code flow.max-in-flight} for this model
+     * @param maxQueued    overrides {@code flow.max-queued} for this model
+     * @param queueTimeout overrides {@code flow.queue-timeout} for this model
      * @param toolParser   how the model writes tool calls: {@code hermes} (Hermes, Qwen 2.5/3; the default
      *                     with the built-in ChatML template, which renders tools that way), {@code llama3-json},
      *                     {@code mistral}, {@code deepseek-v3}, or {@code none}; without one, requests with

@@ -1,9 +1,16 @@
 package io.flotilla.gateway.generation;
 
+import io.flotilla.gateway.client.RouteFailed;
+import io.flotilla.gateway.client.RouterAnswer;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.client.WorkerClient;
+import io.flotilla.gateway.flow.FlowController;
+import io.flotilla.gateway.flow.FlowRejected;
+import io.flotilla.gateway.flow.FlowSlot;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.gateway.routing.FallbackPicker;
+import io.flotilla.gateway.routing.FleetView;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
@@ -11,35 +18,48 @@ import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RouteRequest;
+import io.flotilla.protocol.v1.RoutingMode;
 import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StopConditions;
+import io.flotilla.protocol.v1.WorkerInfo;
 import io.grpc.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The request path of one generation: {@code Route} → [{@code Prefill} on the prefill worker] →
- * {@code Generate} on the decode worker, and migration when a worker fails mid-stream.
+ * The request path of one generation: flow control → {@code Route} (or the gateway's own pick) →
+ * [{@code Prefill} on the prefill worker] → {@code Generate} on the decode worker, and migration when
+ * a worker fails mid-stream.
  *
- * <p>Contract of {@link #run}: a cold {@link Flux} of {@link WorkerEvent}s that ends with exactly one
- * {@link WorkerEvent.Finished} unless it errors with an {@link ApiError} or is cancelled. Cancelling
- * it cancels the current worker call (freeing the engine slot). It never releases the router's final
- * booking: the caller does, once, when the request ends ({@link RequestProgress#booked()}).
+ * <p>Two resources, each acquired and released by {@code Flux.usingWhen}: the {@link FlowSlot} (the
+ * request's place among its model's in-flight requests) around the whole request, and the
+ * {@link Booking} (a worker and its router booking) around each attempt. A Route answered busy ends
+ * the attempt and gives the slot back as busy; the request then waits in the queue again with its
+ * original deadline, so a busy router never fails a request. A Route that no router answers in time
+ * is replaced by the {@link FallbackPicker}'s choice ({@code ROUTING_MODE_GATEWAY_FALLBACK}).
  *
- * <p>Migration: when a worker's stream fails (not by our cancel) before its last chunk, the worker
- * is reported to the router (if it looks dead), the booking released, and the request routed again
- * with every failed worker excluded and {@code prompt + tokens generated so far} as its prompt and
- * {@code max_tokens − generated} as its limit; at most {@code migrationLimit} times. The events seen
+ * <p>Contract of {@link #run}: a cold {@link Flux} of attempt events, each already folded into the
+ * request's {@link RequestResult}, ending with exactly one {@link RequestEvent.Finished} unless it
+ * errors with an {@link ApiError} or is cancelled. Cancelling it cancels the current worker call
+ * (freeing the engine slot) and releases booking and slot.
+ *
+ * <p>Migration: when a worker's stream fails (not by our cancel) before its last chunk, the worker is
+ * reported to the router (if it looks dead), the attempt's booking released, and the request routed
+ * again with every failed worker excluded and {@code prompt + tokens generated so far} as its prompt
+ * and {@code max_tokens − generated} as its limit; at most {@code migrationLimit} times. A busy answer
+ * during migration goes to the gateway's own pick: the stream is already open. The events seen
  * downstream continue as one stream.
  */
 public final class GenerationPipeline {
@@ -48,94 +68,192 @@ public final class GenerationPipeline {
 
     private final RouterClient router;
     private final WorkerClient workers;
+    private final FlowController flow;
+    private final FleetView fleet;
+    private final FallbackPicker fallback;
     private final GatewayMetrics metrics;
     private final Clock clock;
     private final int migrationLimit;
     private final Duration streamIdleTimeout;
+    private final Duration retryAfter;
+    private final Scheduler prepare;
+    private final int inlineTokens;
 
-    public GenerationPipeline(RouterClient router, WorkerClient workers, GatewayMetrics metrics, Clock clock,
-                              int migrationLimit, Duration streamIdleTimeout) {
+    public GenerationPipeline(RouterClient router, WorkerClient workers, FlowController flow, FleetView fleet,
+                              GatewayMetrics metrics, Clock clock, int migrationLimit, Duration streamIdleTimeout,
+                              Duration retryAfter, Scheduler prepare, int inlineTokens) {
         this.router = router;
         this.workers = workers;
+        this.flow = flow;
+        this.fleet = fleet;
+        this.fallback = new FallbackPicker(fleet);
         this.metrics = metrics;
         this.clock = clock;
         this.migrationLimit = migrationLimit;
         this.streamIdleTimeout = streamIdleTimeout;
+        this.retryAfter = retryAfter;
+        this.prepare = prepare;
+        this.inlineTokens = inlineTokens;
     }
 
-    public Flux<WorkerEvent> run(GenerationJob job, RequestProgress progress) {
-        return Flux.defer(() -> route(job, progress)
-                .flatMapMany(decision -> execute(job, progress, decision))
-                .onErrorResume(WorkerStreamFailure.class, failure -> recover(job, progress, failure)));
+    public Flux<RequestEvent.Attempt> run(GenerationJob job, RequestContext ctx) {
+        return admitted(job, ctx, false);
     }
 
-    private Flux<WorkerEvent> recover(GenerationJob job, RequestProgress progress, WorkerStreamFailure failure) {
-        if (job.choices() == 1 && progress.generatedCount() >= job.maxTokens()) {
+    private Flux<RequestEvent.Attempt> admitted(GenerationJob job, RequestContext ctx, boolean readmission) {
+        Mono<FlowSlot> slot = flow.admit(ctx.flowRequest(), readmission)
+                .onErrorMap(FlowRejected.class, e -> rejection(job.model(), e))
+                .doOnNext(s -> ctx.on(new RequestEvent.Dispatched(s.waited())));
+        return Flux.usingWhen(slot,
+                        s -> attempt(job, ctx, s),
+                        s -> Mono.fromRunnable(s::release),
+                        (s, error) -> Mono.fromRunnable(() -> {
+                            if (error instanceof RouterBusy busy) {
+                                s.busy(busy.retryAfter());
+                            } else {
+                                s.release();
+                            }
+                        }),
+                        s -> Mono.fromRunnable(s::release))
+                .onErrorResume(RouterBusy.class, busy -> admitted(job, ctx, true));
+    }
+
+    private ApiError rejection(String model, FlowRejected e) {
+        return switch (e.reason()) {
+            case QUEUE_FULL -> ApiError.rateLimited("queue_full", "Too many requests for '" + model + "': "
+                    + e.getMessage() + ". Retry later.", retryAfter);
+            case QUEUE_TIMEOUT -> ApiError.unavailable("queue_timeout", "The request for '" + model + "' waited in the "
+                    + "queue for capacity until its deadline: " + e.getMessage() + ". Retry later.", retryAfter);
+            case DISPLACED -> ApiError.unavailable("queue_displaced", "The request for '" + model + "' was displaced "
+                    + "from the queue: " + e.getMessage() + ". Retry later.", retryAfter);
+        };
+    }
+
+    private Flux<RequestEvent.Attempt> attempt(GenerationJob job, RequestContext ctx, FlowSlot slot) {
+        Mono<Booking> booked = book(job, ctx).doOnNext(b -> slot.routed());
+        // Prompts over inlineTokens become a GenerateRequest on the prepare scheduler, not on the thread that
+        // delivered the Route answer (the router channel's I/O thread): building and serialising a 40k-token
+        // request takes milliseconds, and every other request's Route answer would wait behind it there.
+        if (job.promptTokens().length + ctx.result().generatedCount() > inlineTokens) {
+            booked = booked.publishOn(prepare);
+        }
+        return Flux.usingWhen(booked,
+                        booking -> execute(job, ctx, booking),
+                        Booking::release,
+                        (booking, error) -> booking.release(),
+                        Booking::release)
+                .onErrorResume(WorkerStreamFailure.class, failure -> recover(job, ctx, slot, failure));
+    }
+
+    private Flux<RequestEvent.Attempt> recover(GenerationJob job, RequestContext ctx, FlowSlot slot,
+                                               WorkerStreamFailure failure) {
+        RequestResult state = ctx.result();
+        if (job.choices() == 1 && state.generatedCount() >= job.maxTokens()) {
             // Every token arrived; only the worker's last chunk went missing.
-            progress.attemptFinished();
-            return Flux.just(new WorkerEvent.Finished(FinishReason.FINISH_REASON_LENGTH));
+            return Flux.just(emit(ctx, new RequestEvent.Finished(FinishReason.FINISH_REASON_LENGTH)));
         }
         // n choices continue from n different outputs: one Generate cannot resume them once tokens were sent.
-        boolean resumable = job.choices() == 1 || progress.generatedCount() == 0;
-        if (!failure.migratable() || !resumable || progress.migrations() >= migrationLimit) {
+        boolean resumable = job.choices() == 1 || state.generatedCount() == 0;
+        if (!failure.migratable() || !resumable || state.migrations() >= migrationLimit) {
             log.warn("request {} failed on {} after {} migrations: {}", job.requestId(), failure.workerId(),
-                    progress.migrations(), failure.getMessage());
+                    state.migrations(), failure.getMessage());
             return Flux.error(UpstreamErrors.fromWorker(failure));
         }
         log.info("request {}: migrating off {} after {} tokens ({})", job.requestId(), failure.workerId(),
-                progress.generatedCount(), failure.getMessage());
-        progress.migrating(failure.workerId());
+                state.generatedCount(), failure.getMessage());
         metrics.migration(job.model());
+        RequestEvent.Attempt migrated = emit(ctx, new RequestEvent.Migrated(failure.workerId()));
         Mono<Void> report = failure.reportable()
                 ? router.reportWorkerFailure(failure.workerId(), failure.getMessage()) : Mono.empty();
-        return report.then(router.release(job.requestId())).thenMany(run(job, progress));
+        return Flux.concat(Flux.just(migrated), report.thenMany(attempt(job, ctx, slot)));
     }
 
-    private Mono<RouteDecision> route(GenerationJob job, RequestProgress progress) {
-        int[] context = progress.context(job.promptTokens());
-        int remaining = job.maxTokens() - progress.generatedCount();
-        RouteRequest.Builder request = RouteRequest.newBuilder()
-                .setRequestId(job.requestId())
-                .setModel(job.model())
-                .setTenant(job.tenant())
-                .setIsl(context.length)
-                .setBlockSize(job.hasher().blockSize())
-                .setOsl(remaining)
-                .addAllExclude(progress.excluded())
-                .setAllowDisagg(job.allowDisagg() && progress.migrations() == 0);
-        for (long h : job.hasher().seqHashes(context)) {
-            request.addSeqHashes(h);
-        }
+    /** The attempt's worker: the router's answer, or the gateway's own pick when no router answered. */
+    private Mono<Booking> book(GenerationJob job, RequestContext ctx) {
         return Mono.defer(() -> {
-                    progress.routing();
-                    return router.route(request.build());
-                })
-                .onErrorMap(e -> !(e instanceof ApiError), UpstreamErrors::fromRouter)
-                .flatMap(decision -> {
-                    if (decision.getBusy() || decision.getWorkerEndpoint().isEmpty()) {
-                        progress.notBooked();
-                    }
-                    if (decision.getBusy()) {
-                        long ms = Math.max(1000, decision.getRetryAfterMs());
-                        return Mono.error(ApiError.unavailable("workers_busy", "Every worker serving '" + job.model()
-                                + "' is busy; retry later.", Duration.ofMillis(ms)));
-                    }
-                    if (decision.getWorkerEndpoint().isEmpty()) {
-                        return Mono.error(ApiError.unavailable("no_worker", "No worker is available for '" + job.model()
-                                + "'" + (progress.migrations() > 0 ? " after " + progress.migrations() + " worker failures" : "")
-                                + ".", Duration.ofSeconds(1)));
-                    }
-                    progress.routedTo(decision.getWorkerId());
-                    return Mono.just(decision);
-                });
+            RequestResult state = ctx.result();
+            int[] context = state.context(job.promptTokens());
+            RouteRequest.Builder request = RouteRequest.newBuilder()
+                    .setRequestId(job.requestId())
+                    .setModel(job.model())
+                    .setTenant(job.tenant())
+                    .setIsl(context.length)
+                    .setBlockSize(job.hasher().blockSize())
+                    .setOsl(job.maxTokens() - state.generatedCount())
+                    .addAllExclude(state.excluded())
+                    .setAllowDisagg(job.allowDisagg() && state.migrations() == 0);
+            for (long h : state.generatedCount() == 0 ? ctx.promptHashes() : job.hasher().seqHashes(context)) {
+                request.addSeqHashes(h);
+            }
+            AtomicBoolean answered = new AtomicBoolean();
+            return router.route(request.build())
+                    .flatMap(answer -> fromAnswer(job, state, answer))
+                    .onErrorResume(RouteFailed.class, failed -> fallback(job, state, failed.touched(), failed.getMessage()))
+                    .onErrorMap(e -> !(e instanceof ApiError) && !(e instanceof RouterBusy), UpstreamErrors::fromRouter)
+                    .doOnNext(b -> answered.set(true))
+                    .doOnCancel(() -> {
+                        if (!answered.get()) { // cancelled while a router may be booking it
+                            router.release(job.requestId(), allRouters()).subscribe();
+                        }
+                    });
+        });
     }
 
-    private Flux<WorkerEvent> execute(GenerationJob job, RequestProgress progress, RouteDecision decision) {
-        int[] context = progress.context(job.promptTokens());
-        int remaining = job.maxTokens() - progress.generatedCount();
+    private Set<Integer> allRouters() {
+        Set<Integer> all = new java.util.HashSet<>();
+        for (int r = 0; r < router.routers(); r++) {
+            all.add(r);
+        }
+        return all;
+    }
+
+    private Mono<Booking> fromAnswer(GenerationJob job, RequestResult state, RouterAnswer answer) {
+        RouteDecision decision = answer.decision();
+        if (decision.getBusy()) {
+            if (state.migrations() > 0) {
+                return fallback(job, state, answer.touched(), "every worker is busy and the stream is already open");
+            }
+            return Mono.error(new RouterBusy(Duration.ofMillis(Math.max(1, decision.getRetryAfterMs()))));
+        }
+        if (decision.getWorkerEndpoint().isEmpty()) {
+            return Mono.error(noWorker(job, state, ""));
+        }
+        return Mono.just(Booking.of(job.requestId(), decision, decision.getModeUsed(), answer.router(), answer.touched(),
+                router, fleet));
+    }
+
+    private Mono<Booking> fallback(GenerationJob job, RequestResult state, Set<Integer> touched, String why) {
+        Optional<WorkerInfo> picked = fallback.pick(job.model(), job.hasher().blockSize(), state.excluded());
+        if (picked.isEmpty()) {
+            if (!touched.isEmpty()) {
+                router.release(job.requestId(), touched).subscribe();
+            }
+            return Mono.error(noWorker(job, state, " (" + why + ")"));
+        }
+        WorkerInfo w = picked.get();
+        log.debug("request {}: the gateway picks {} itself: {}", job.requestId(), w.getWorkerId(), why);
+        RouteDecision decision = RouteDecision.newBuilder().setWorkerId(w.getWorkerId()).setWorkerEndpoint(w.getEndpoint())
+                .setModeUsed(RoutingMode.ROUTING_MODE_GATEWAY_FALLBACK).build();
+        return Mono.just(Booking.of(job.requestId(), decision, RoutingMode.ROUTING_MODE_GATEWAY_FALLBACK, -1, touched,
+                router, fleet));
+    }
+
+    private static ApiError noWorker(GenerationJob job, RequestResult state, String detail) {
+        return ApiError.unavailable("no_worker", "No worker is available for '" + job.model() + "'"
+                + (state.migrations() > 0 ? " after " + state.migrations() + " worker failures" : "") + detail + ".",
+                Duration.ofSeconds(1));
+    }
+
+    private Flux<RequestEvent.Attempt> execute(GenerationJob job, RequestContext ctx, Booking booking) {
+        RouteDecision decision = booking.decision();
+        RequestResult state = ctx.result();
+        int[] context = state.context(job.promptTokens());
+        int remaining = job.maxTokens() - state.generatedCount();
         SamplingParams sampling = job.sampling();
         StopConditions stop = stop(job, remaining);
-        return prefill(job, progress, decision, context, sampling, stop).flatMapMany(handoff -> {
+        metrics.routed(job.model(), booking.mode());
+        RequestEvent.Attempt routed = emit(ctx, new RequestEvent.Routed(decision.getWorkerId(), booking.mode(), booking.router()));
+        Flux<RequestEvent.Attempt> generation = prefill(job, ctx, decision, context, sampling, stop).flatMapMany(handoff -> {
             GenerateRequest.Builder request = GenerateRequest.newBuilder()
                     .setRequestId(job.requestId())
                     .setModel(job.model())
@@ -155,20 +273,21 @@ public final class GenerationPipeline {
             return workers.generate(decision.getWorkerEndpoint(), request.build())
                     .timeout(streamIdleTimeout)
                     .concatMapIterable(chunk -> {
-                        if (chunk.getTokenIdsCount() > 0 && firstToken.compareAndSet(false, true)) {
-                            router.markPrefillDone(job.requestId()).subscribe();
+                        if (chunk.getTokenIdsCount() > 0 && booking.router() >= 0 && firstToken.compareAndSet(false, true)) {
+                            router.markPrefillDone(job.requestId(), booking.router()).subscribe();
                         }
-                        return events(progress, workerId, chunk, finishedChoices, job.choices());
+                        return events(ctx, workerId, chunk, finishedChoices, job.choices());
                     })
-                    .concatWith(Flux.defer(() -> progress.isAttemptFinished() ? Flux.empty()
+                    .concatWith(Flux.defer(() -> ctx.result().attemptFinished() ? Flux.empty()
                             : Flux.error(new WorkerStreamFailure(workerId, Status.Code.UNKNOWN,
                             "worker " + workerId + " ended its stream without a last chunk", null))))
                     .onErrorMap(e -> !(e instanceof WorkerStreamFailure), e -> WorkerStreamFailure.of(workerId, e));
         });
+        return Flux.concat(Flux.just(routed), generation);
     }
 
     /** The KV handoff from the prefill worker, or nothing: no prefill worker, or its Prefill failed. */
-    private Mono<Optional<KvHandoff>> prefill(GenerationJob job, RequestProgress progress, RouteDecision decision,
+    private Mono<Optional<KvHandoff>> prefill(GenerationJob job, RequestContext ctx, RouteDecision decision,
                                               int[] context, SamplingParams sampling, StopConditions stop) {
         if (decision.getPrefillEndpoint().isEmpty()) {
             return Mono.just(Optional.empty());
@@ -184,7 +303,7 @@ public final class GenerationPipeline {
         }
         return workers.prefill(decision.getPrefillEndpoint(), request.build())
                 .map(result -> {
-                    progress.prefilledBy(decision.getPrefillWorkerId(), result.getUsage().getCachedTokens());
+                    ctx.on(new RequestEvent.Prefilled(decision.getPrefillWorkerId(), result.getUsage().getCachedTokens()));
                     return Optional.of(result.getHandoff());
                 })
                 .defaultIfEmpty(Optional.empty())
@@ -196,32 +315,36 @@ public final class GenerationPipeline {
     }
 
     /** A chunk as events; the attempt is finished when every one of the {@code choices} has ended. */
-    private List<WorkerEvent> events(RequestProgress progress, String workerId, GenerateChunk chunk,
-                                     AtomicInteger finishedChoices, int choices) {
-        progress.onChunk(chunk, clock.instant());
-        List<WorkerEvent> out = new ArrayList<>(2);
+    private List<RequestEvent.Attempt> events(RequestContext ctx, String workerId, GenerateChunk chunk,
+                                              AtomicInteger finishedChoices, int choices) {
         if (chunk.getChoice() >= choices) {
             throw new WorkerStreamFailure(workerId, Status.Code.INTERNAL, "worker " + workerId + " sent choice "
                     + chunk.getChoice() + " of a request with " + choices, null);
         }
-        if (chunk.getTokenIdsCount() > 0) {
-            int[] ids = new int[chunk.getTokenIdsCount()];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = chunk.getTokenIds(i);
-            }
-            out.add(new WorkerEvent.Tokens(chunk.getChoice(), ids, chunk.getLogprobsList()));
+        List<RequestEvent.Attempt> out = new ArrayList<>(2);
+        int[] ids = new int[chunk.getTokenIdsCount()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = chunk.getTokenIds(i);
         }
+        // Every choice reports the same prompt's usage; the first choice's counts.
+        Integer cached = chunk.hasUsage() && chunk.getChoice() == 0 ? chunk.getUsage().getCachedTokens() : null;
+        out.add(emit(ctx, new RequestEvent.Tokens(chunk.getChoice(), ids, chunk.getLogprobsList(), clock.instant(),
+                chunk.getHandoffUsed(), cached)));
         FinishReason reason = chunk.getFinishReason();
         if (reason == FinishReason.FINISH_REASON_LENGTH || reason == FinishReason.FINISH_REASON_STOP) {
-            if (finishedChoices.incrementAndGet() == choices) {
-                progress.attemptFinished();
-            }
-            out.add(new WorkerEvent.Finished(chunk.getChoice(), reason));
+            out.add(emit(ctx, new RequestEvent.Finished(chunk.getChoice(), reason,
+                    finishedChoices.incrementAndGet() == choices)));
         } else if (reason != FinishReason.FINISH_REASON_UNSPECIFIED && reason != FinishReason.UNRECOGNIZED) {
             throw new WorkerStreamFailure(workerId, Status.Code.ABORTED,
                     "worker " + workerId + " ended the request with " + reason, null);
         }
         return out;
+    }
+
+    /** Folds {@code event} into the request's result and returns it for downstream. */
+    private static <E extends RequestEvent> E emit(RequestContext ctx, E event) {
+        ctx.on(event);
+        return event;
     }
 
     private static StopConditions stop(GenerationJob job, int remaining) {

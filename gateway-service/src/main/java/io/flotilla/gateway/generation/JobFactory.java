@@ -17,7 +17,7 @@ import io.flotilla.gateway.toolcall.ToolCallIds;
 import io.flotilla.gateway.toolcall.ToolCallParser;
 import io.flotilla.gateway.toolcall.ToolCallStream;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.scheduler.Scheduler;
 
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -26,9 +26,9 @@ import java.util.function.Supplier;
 
 /**
  * Turns a validated {@link CompletionRequest} into a {@link GenerationJob}: resolves the model (404
- * when no live worker serves it), applies the chat template and tokenizes (on the parallel scheduler,
- * off the event loop), checks prompt and output against the model's context (400
- * {@code context_length_exceeded}) and every sampling parameter against what the model's engines
+ * when no live worker serves it), applies the chat template and tokenizes (long text on the bounded
+ * {@code prepare} scheduler, off the event loop), checks prompt and output against the model's context
+ * (400 {@code context_length_exceeded}) and every sampling parameter against what the model's engines
  * honour (400 naming it), fills in the default output limit and decides how the output is read
  * (tool-call and reasoning parsers, log-probabilities, choices).
  */
@@ -41,9 +41,12 @@ public final class JobFactory {
     private final ModelProfiles profiles;
     private final String defaultModel;
     private final int chatDefaultMaxTokens;
+    private final Scheduler prepare;
 
-    public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens) {
+    public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens,
+                      Scheduler prepare) {
         this.catalog = catalog;
+        this.prepare = prepare;
         this.profiles = profiles;
         this.defaultModel = defaultModel;
         this.chatDefaultMaxTokens = chatDefaultMaxTokens;
@@ -62,15 +65,15 @@ public final class JobFactory {
         String model = modelOf(request);
         Mono<ServedModel> served = catalog.require(model);
         if (textChars(request) > INLINE_TEXT_CHARS) {
-            served = served.publishOn(Schedulers.parallel());
+            served = served.publishOn(prepare);
         }
         return served.map(s -> build(request, s, requestId, tenant, disaggAllowed));
     }
 
     /**
      * Text up to this many characters is templated and tokenized on the thread that read the request
-     * (tens of microseconds); longer text moves to the parallel scheduler so it never holds up the
-     * event loop's other connections. The hop itself costs a thread wake-up, which on a busy machine is
+     * (tens of microseconds); longer text moves to the bounded prepare scheduler so it never holds up
+     * the event loop's other connections, and a burst of long prompts cannot take every core. The hop itself costs a thread wake-up, which on a busy machine is
      * a good part of a millisecond of time to first token.
      */
     static final int INLINE_TEXT_CHARS = 4096;

@@ -1,7 +1,7 @@
 package io.flotilla.gateway.generation;
 
-import io.flotilla.gateway.admission.AdmissionLimits;
 import io.flotilla.gateway.config.GatewayProperties;
+import io.flotilla.gateway.flow.FlowLimits;
 import io.flotilla.gateway.output.ModelOutput;
 import io.flotilla.gateway.reasoning.ReasoningParser;
 import io.flotilla.gateway.tokenize.ChatMlTemplate;
@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Per-model settings resolved against what is built in: tokenizer, chat template, output parsers,
- * context limit, admission limits and block identity. Tokenizers and templates are resolved at start-up by
+ * context limit, flow-control limits and block identity. Tokenizers and templates are resolved at start-up by
  * {@link ModelTokenizations}, so a typo or a broken model directory fails startup instead of requests.
  */
 public final class ModelProfiles {
@@ -68,13 +68,14 @@ public final class ModelProfiles {
         return properties.model(model).allowDisaggOrDefault();
     }
 
-    public AdmissionLimits admission(String model) {
+    public FlowLimits flowLimits(String model) {
         GatewayProperties.Model m = properties.model(model);
-        GatewayProperties.Admission a = properties.admission();
-        return new AdmissionLimits(
-                m.maxInFlight() != null ? m.maxInFlight() : a.maxInFlight(),
-                m.maxQueued() != null ? m.maxQueued() : a.maxQueued(),
-                m.queueTimeout() != null ? m.queueTimeout() : a.queueTimeout());
+        GatewayProperties.Flow f = properties.flow();
+        return new FlowLimits(
+                m.maxInFlight() != null ? m.maxInFlight() : f.maxInFlight(),
+                m.maxQueued() != null ? m.maxQueued() : f.maxQueued(),
+                f.maxRouting(),
+                m.queueTimeout() != null ? m.queueTimeout() : f.queueTimeout());
     }
 
     /**

@@ -1,11 +1,11 @@
 package io.flotilla.gateway.generation;
 
 import io.flotilla.gateway.client.RequestRecordPublisher;
-import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
+import io.flotilla.protocol.v1.RoutingMode;
 import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.SignalType;
 
@@ -14,19 +14,18 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Ends a request exactly once, whichever way it ended (completion, error, client disconnect): gives
- * back the admission permit, releases the router's booking, records metrics and publishes one
- * {@code RequestRecord}. Never blocks and never throws.
+ * Ends a request exactly once, whichever way it ended (completion, error, client disconnect): records
+ * metrics and publishes one {@code RequestRecord} from the request's {@link RequestResult}. What the
+ * request held (its flow slot, its router booking) the pipeline released already, around the attempt
+ * that held it. Never blocks and never throws.
  */
 public final class RequestAccounting {
 
-    private final RouterClient router;
     private final GatewayMetrics metrics;
     private final RequestRecordPublisher records;
     private final Clock clock;
 
-    public RequestAccounting(RouterClient router, GatewayMetrics metrics, RequestRecordPublisher records, Clock clock) {
-        this.router = router;
+    public RequestAccounting(GatewayMetrics metrics, RequestRecordPublisher records, Clock clock) {
         this.metrics = metrics;
         this.records = records;
         this.clock = clock;
@@ -37,14 +36,7 @@ public final class RequestAccounting {
         if (!ctx.markEnded()) {
             return;
         }
-        RequestProgress p = ctx.progress();
-        if (ctx.permit() != null) {
-            ctx.permit().release();
-            metrics.left(ctx.model());
-        }
-        if (p.booked()) {
-            router.release(ctx.requestId()).subscribe();
-        }
+        RequestResult p = ctx.result();
         RequestOutcome outcome = outcome(ctx, signal);
         String model = ctx.modelServed() ? ctx.model() : GatewayMetrics.UNKNOWN_MODEL;
         Instant now = clock.instant();
@@ -83,12 +75,15 @@ public final class RequestAccounting {
                     .setPrefillWorker(p.prefillWorker())
                     .setOutcome(outcome)
                     .setMigrations(p.migrations())
+                    .setModeUsed(p.mode() == null ? RoutingMode.ROUTING_MODE_UNSPECIFIED : p.mode())
+                    .setQueueMs(p.queueWait() == null ? 0 : p.queueWait().toNanos() / 1e6)
+                    .setPriority(ctx.priority().label())
                     .setTs(now.toEpochMilli())
                     .build());
     }
 
     private static RequestOutcome outcome(RequestContext ctx, SignalType signal) {
-        RequestProgress p = ctx.progress();
+        RequestResult p = ctx.result();
         if (p.finishReason() != null) {
             return RequestOutcome.REQUEST_OUTCOME_OK;
         }
@@ -103,7 +98,7 @@ public final class RequestAccounting {
             return DisconnectedClientHelper.isClientDisconnectedException(ctx.error())
                     ? RequestOutcome.REQUEST_OUTCOME_CANCELLED : RequestOutcome.REQUEST_OUTCOME_FAILED;
         }
-        return signal == SignalType.CANCEL || p.isAbandoned()
+        return signal == SignalType.CANCEL || p.abandoned()
                 ? RequestOutcome.REQUEST_OUTCOME_CANCELLED : RequestOutcome.REQUEST_OUTCOME_FAILED;
     }
 }

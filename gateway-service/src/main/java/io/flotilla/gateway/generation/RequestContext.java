@@ -1,37 +1,46 @@
 package io.flotilla.gateway.generation;
 
-import io.flotilla.gateway.admission.AdmissionControl;
+import io.flotilla.gateway.flow.FlowRequest;
+import io.flotilla.gateway.flow.Priority;
 
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One HTTP generation request from arrival to end: its id, what is known about it so far, and what it
- * holds (an admission permit) that must be given back exactly once when it ends.
+ * One HTTP generation request from arrival to end: its id, who sent it, its place in flow control,
+ * and its {@link RequestResult}, which only {@link #on} changes (by folding an event into a new value).
  */
 public final class RequestContext {
 
     private final String requestId;
-    private final RequestProgress progress;
+    private volatile RequestResult result;
     private volatile String model;
     private volatile boolean modelServed;
     private volatile String tenant = "";
+    private volatile Priority priority = Priority.STANDARD;
     private volatile GenerationJob job;
-    private volatile AdmissionControl.Permit permit;
+    private volatile FlowRequest flowRequest;
+    private volatile long[] promptHashes;
     private volatile Throwable error;
     private final AtomicBoolean ended = new AtomicBoolean();
 
     public RequestContext(String requestId, Instant arrived) {
         this.requestId = requestId;
-        this.progress = new RequestProgress(arrived);
+        this.result = RequestResult.arrived(arrived);
     }
 
     public String requestId() {
         return requestId;
     }
 
-    public RequestProgress progress() {
-        return progress;
+    /** What is known so far; a whole, immutable value. */
+    public RequestResult result() {
+        return result;
+    }
+
+    /** Folds {@code event} into the result. Events of one request arrive one at a time, in order. */
+    public synchronized void on(RequestEvent event) {
+        result = result.apply(event);
     }
 
     /** The model asked for; {@code served} once the catalog confirmed a worker serves it. */
@@ -56,6 +65,14 @@ public final class RequestContext {
         return tenant;
     }
 
+    public void priority(Priority priority) {
+        this.priority = priority;
+    }
+
+    public Priority priority() {
+        return priority;
+    }
+
     public void job(GenerationJob job) {
         this.job = job;
         model(job.model(), true);
@@ -66,13 +83,22 @@ public final class RequestContext {
         return job;
     }
 
-    public void permit(AdmissionControl.Permit permit) {
-        this.permit = permit;
+    /** The prompt's block hashes, computed once (cost estimate and first Route share them). */
+    public long[] promptHashes() {
+        long[] h = promptHashes;
+        if (h == null) {
+            h = job.hasher().seqHashes(job.promptTokens());
+            promptHashes = h;
+        }
+        return h;
     }
 
-    /** The admission permit, or null when the request was not (yet) admitted. */
-    public AdmissionControl.Permit permit() {
-        return permit;
+    public void flowRequest(FlowRequest request) {
+        this.flowRequest = request;
+    }
+
+    public FlowRequest flowRequest() {
+        return flowRequest;
     }
 
     public void error(Throwable error) {

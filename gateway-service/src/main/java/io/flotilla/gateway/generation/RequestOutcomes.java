@@ -10,8 +10,8 @@ import java.util.Set;
 public final class RequestOutcomes {
 
     /** 429/503 codes of load shedding: the request was refused before it ran. */
-    private static final Set<String> REJECTIONS = Set.of("queue_full", "queue_timeout", "rate_limited",
-            "workers_busy", "no_worker", "worker_overloaded");
+    private static final Set<String> REJECTIONS = Set.of("queue_full", "queue_timeout", "queue_displaced", "rate_limited",
+            "no_worker", "worker_overloaded");
 
     private RequestOutcomes() {
     }

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Turns one request's {@link WorkerEvent}s into {@link TextEvent}s: incremental UTF-8-safe decoding,
+ * Turns one request's attempt events into {@link TextEvent}s: incremental UTF-8-safe decoding,
  * then stop-string matching. A stop string ends the output right before it with {@code stop}, even
  * while the worker is still generating (the caller then cancels the worker call). Not thread-safe;
  * one instance per request, fed in order.
@@ -26,18 +26,18 @@ public final class TextAssembler {
     }
 
     /** Text events caused by {@code event}; nothing after the first {@link TextEvent.Done}. */
-    public List<TextEvent> apply(WorkerEvent event) {
+    public List<TextEvent> apply(RequestEvent.Attempt event) {
         List<TextEvent> out = new ArrayList<>(2);
         if (done) {
             return out;
         }
-        if (event instanceof WorkerEvent.Tokens tokens) {
+        if (event instanceof RequestEvent.Tokens tokens && tokens.ids().length > 0) {
             StopStringMatcher.Step step = stops.push(detokenizer.push(tokens.ids()));
             add(out, step.text());
             if (step.stopped()) {
                 finish(out, "stop");
             }
-        } else if (event instanceof WorkerEvent.Finished finished) {
+        } else if (event instanceof RequestEvent.Finished finished) {
             StopStringMatcher.Step step = stops.push(detokenizer.finish());
             add(out, step.text());
             if (!step.stopped()) {

@@ -1,5 +1,6 @@
 package io.flotilla.gateway.metrics;
 
+import io.flotilla.protocol.v1.RoutingMode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -7,9 +8,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -20,7 +18,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code flotilla_gateway_ttft_seconds{model}}, {@code flotilla_gateway_itl_seconds{model}} (mean
  *       inter-token latency of one request), {@code flotilla_gateway_e2e_seconds{model}} — timers with
  *       percentile histograms</li>
- *   <li>{@code flotilla_gateway_inflight{model}} — admitted requests not finished yet</li>
+ *   <li>{@code flotilla_gateway_routed_total{model,mode}} — attempts by how their worker was chosen (the
+ *       router's mode, or {@code gateway_fallback})</li>
+ *   <li>{@code flotilla_gateway_route_seconds{router,outcome}} — Route attempts (answered, timeout,
+ *       unavailable, error), and {@code flotilla_gateway_route_deadline_seconds}, the current deadline</li>
  *   <li>{@code flotilla_gateway_migrations_total{model}}, {@code flotilla_gateway_cached_tokens_total{model}}</li>
  *   <li>{@code flotilla_gateway_records_dropped_total}, {@code flotilla_gateway_records_failed_total}</li>
  *   <li>{@code flotilla_gateway_tool_calls_total{model}}, {@code flotilla_gateway_tool_calls_malformed_total{model}}
@@ -34,7 +35,6 @@ public final class GatewayMetrics {
     public static final String UNKNOWN_MODEL = "unknown";
 
     private final MeterRegistry registry;
-    private final Map<String, AtomicInteger> inflight = new ConcurrentHashMap<>();
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -93,22 +93,31 @@ public final class GatewayMetrics {
         }
     }
 
-    public void admitted(String model) {
-        inflight(model).incrementAndGet();
+    public void routed(String model, RoutingMode mode) {
+        Counter.builder("flotilla.gateway.routed")
+                .description("Attempts by how their worker was chosen")
+                .tag("model", model).tag("mode", modeTag(mode)).register(registry).increment();
     }
 
-    public void left(String model) {
-        inflight(model).decrementAndGet();
+    /** {@code kv}, {@code load}, …, {@code gateway_fallback}; {@code unknown} when unset. */
+    public static String modeTag(RoutingMode mode) {
+        return mode == null || mode == RoutingMode.ROUTING_MODE_UNSPECIFIED || mode == RoutingMode.UNRECOGNIZED ? "unknown"
+                : mode.name().substring("ROUTING_MODE_".length()).toLowerCase(java.util.Locale.ROOT);
     }
 
-    private AtomicInteger inflight(String model) {
-        return inflight.computeIfAbsent(model, m -> {
-            AtomicInteger n = new AtomicInteger();
-            Gauge.builder("flotilla.gateway.inflight", n, AtomicInteger::get)
-                    .description("Admitted requests not finished yet")
-                    .tag("model", m).register(registry);
-            return n;
-        });
+    /** One Route attempt on router replica {@code router}. */
+    public void routeAttempt(int router, String outcome, long nanos) {
+        Timer.builder("flotilla.gateway.route")
+                .description("Route attempts from call to answer or give-up, by router replica and outcome")
+                .tag("router", Integer.toString(router)).tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    public <T> void gauge(String name, String description, T source, java.util.function.ToDoubleFunction<T> value) {
+        Gauge.builder(name, source, value).description(description).register(registry);
     }
 
     private Timer timer(String name, String description, String model) {

@@ -1,8 +1,8 @@
 package io.flotilla.gateway.output;
 
+import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.generation.TextAssembler;
 import io.flotilla.gateway.generation.TextEvent;
-import io.flotilla.gateway.generation.WorkerEvent;
 import io.flotilla.gateway.reasoning.ReasoningStream;
 import io.flotilla.gateway.toolcall.ToolCallSink;
 import io.flotilla.gateway.toolcall.ToolCallStream;
@@ -92,12 +92,12 @@ final class ChoiceOutput implements ToolCallSink {
         return finishReason;
     }
 
-    List<OutputEvent> apply(WorkerEvent event) {
+    List<OutputEvent> apply(RequestEvent.Attempt event) {
         List<OutputEvent> out = new ArrayList<>(2);
         if (done()) {
             return out;
         }
-        if (event instanceof WorkerEvent.Tokens tokens) {
+        if (event instanceof RequestEvent.Tokens tokens) {
             if (reasoning != null && reasoning.inReasoning()) {
                 reasoningTokens += tokens.ids().length;
             }

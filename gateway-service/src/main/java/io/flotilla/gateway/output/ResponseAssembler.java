@@ -1,6 +1,6 @@
 package io.flotilla.gateway.output;
 
-import io.flotilla.gateway.generation.WorkerEvent;
+import io.flotilla.gateway.generation.RequestEvent;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +24,19 @@ public final class ResponseAssembler {
         }
     }
 
-    /** What {@code event} made visible; the last event of all is {@link OutputEvent.End}. */
-    public List<OutputEvent> apply(WorkerEvent event) {
-        int index = event instanceof WorkerEvent.Tokens t ? t.choice() : ((WorkerEvent.Finished) event).choice();
+    /**
+     * What {@code event} made visible; the last event of all is {@link OutputEvent.End}. Only tokens and
+     * ends of choices make output; routing and migration events make none.
+     */
+    public List<OutputEvent> apply(RequestEvent.Attempt event) {
+        int index;
+        if (event instanceof RequestEvent.Tokens t) {
+            index = t.choice();
+        } else if (event instanceof RequestEvent.Finished f) {
+            index = f.choice();
+        } else {
+            return List.of();
+        }
         if (index < 0 || index >= choices.length) {
             throw new IllegalStateException("the worker sent choice " + index + " of a request with " + choices.length);
         }

@@ -151,34 +151,87 @@ class RequestPathTest extends GatewayTestBase {
     }
 
     @Test
-    void busyRouterMeans503WithRetryAfter() {
-        cluster.router.decide(r -> RouteDecision.newBuilder().setBusy(true).setRetryAfterMs(2500).build());
-        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON).bodyValue(chat(4, true))
+    void aRequestTheRouterCallsBusyWaitsAndRunsWhenCapacityIsPushed() {
+        java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+        cluster.router.pushCapacity(cluster.router.capacity(java.util.Set.of()));
+        cluster.router.decide(r -> busy.get() ? RouteDecision.newBuilder().setBusy(true).setRetryAfterMs(60_000).build()
+                : cluster.decisionFor(cluster.workerA).build());
+        List<String> body = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.Disposable client = WebClient.create(baseUrl()).post().uri("/v1/chat/completions")
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(chat(4, false))
+                .retrieve().bodyToMono(String.class).subscribe(body::add);
+        try {
+            await().atMost(WAIT).until(() -> cluster.router.routes.size() == 1);
+            busy.set(false);
+            cluster.router.pushCapacity(cluster.router.capacity(java.util.Set.of())); // a worker freed capacity
+            await().atMost(WAIT).until(() -> body.size() == 1);
+            assertThat(body.get(0)).contains("\"finish_reason\":\"length\"");
+            String id = cluster.router.routes.get(0).getRequestId();
+            assertThat(cluster.router.routesOf(id)).hasSize(2);
+            await().atMost(WAIT).until(() -> cluster.records.of(id).isPresent());
+            assertThat(cluster.records.of(id).orElseThrow().getQueueMs()).as("it waited for capacity").isPositive();
+        } finally {
+            client.dispose();
+        }
+    }
+
+    @Test
+    void aRequestThatStaysBusyPastItsQueueDeadlineIs503QueueTimeout() {
+        cluster.router.decide(r -> RouteDecision.newBuilder().setBusy(true).setRetryAfterMs(100).build());
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                .header(ResponseHeaders.QUEUE_TIMEOUT, "800ms").bodyValue(chat(4, true))
                 .exchange()
                 .expectStatus().isEqualTo(503)
-                .expectHeader().valueEquals("Retry-After", "3")
+                .expectHeader().valueEquals("Retry-After", "1")
                 .expectBody()
                 .jsonPath("$.error.type").isEqualTo("server_error")
-                .jsonPath("$.error.code").isEqualTo("workers_busy")
-                .jsonPath("$.error.param").isEmpty();
+                .jsonPath("$.error.code").isEqualTo("queue_timeout");
         assertThat(cluster.workerA.generates).isEmpty();
         String id = cluster.router.routes.get(0).getRequestId();
+        assertThat(cluster.router.routesOf(id).size()).as("asked again as the busy hold ended").isGreaterThan(1);
         assertThat(cluster.router.releases).as("a busy answer books nothing").doesNotContain(id);
     }
 
     @Test
-    void aFailingRouterMeans503() {
+    void aFailingRouterNeverFailsTheRequest() {
         cluster.router.decide(r -> {
             throw Status.UNAVAILABLE.withDescription("router restarting").asRuntimeException();
         });
-        web.post().uri("/v1/completions").contentType(MediaType.APPLICATION_JSON)
+        EntityExchangeResult<byte[]> result = web.post().uri("/v1/completions").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"prompt\":\"hi\",\"max_tokens\":2}")
                 .exchange()
-                .expectStatus().isEqualTo(503)
-                .expectHeader().exists("Retry-After")
-                .expectBody()
-                .jsonPath("$.error.code").isEqualTo("router_unavailable")
-                .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("router restarting"));
+                .expectStatus().isOk()
+                .expectHeader().valueEquals(ResponseHeaders.MODE, "gateway_fallback")
+                .expectBody(byte[].class).returnResult();
+        String worker = result.getResponseHeaders().getFirst(ResponseHeaders.WORKER);
+        assertThat(worker).isIn("worker-a", "worker-b");
+        String id = cluster.router.routes.get(0).getRequestId();
+        assertThat(cluster.router.routesOf(id)).as("tried, then tried once more").hasSize(2);
+        await().atMost(WAIT).until(() -> cluster.records.of(id).isPresent());
+        assertThat(cluster.records.of(id).orElseThrow().getModeUsed())
+                .isEqualTo(io.flotilla.protocol.v1.RoutingMode.ROUTING_MODE_GATEWAY_FALLBACK);
+        await().atMost(WAIT).until(() -> cluster.router.releases.contains(id)); // it may have booked: released
+    }
+
+    @Test
+    void theFallbackSpreadsABurstOverTheWorkers() {
+        cluster.router.decide(r -> {
+            throw Status.UNAVAILABLE.withDescription("router down").asRuntimeException();
+        });
+        cluster.workerA.behave(FakeWorker.Behaviour.holdAfter(1));
+        cluster.workerB.behave(FakeWorker.Behaviour.holdAfter(1));
+        List<reactor.core.Disposable> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                held.add(WebClient.create(baseUrl()).post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(chat(50, true)).retrieve().bodyToFlux(String.class).subscribe());
+            }
+            await().atMost(WAIT).until(() -> cluster.workerA.held.size() + cluster.workerB.held.size() == 4);
+            assertThat(cluster.workerA.held).hasSize(2);
+            assertThat(cluster.workerB.held).hasSize(2);
+        } finally {
+            held.forEach(reactor.core.Disposable::dispose);
+        }
     }
 
     @Test

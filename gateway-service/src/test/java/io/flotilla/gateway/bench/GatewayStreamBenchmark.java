@@ -74,7 +74,7 @@ public final class GatewayStreamBenchmark {
                 "--flotilla.gateway.router-address=" + cluster.routerAddress(),
                 "--flotilla.gateway.records.enabled=false",
                 "--flotilla.gateway.models.flotilla-sim.reasoning-parser=" + (kind.equals("chat-parsed") ? "qwen3" : "none"),
-                "--flotilla.gateway.admission.max-in-flight=" + Math.max(256, streams));
+                "--flotilla.gateway.flow.max-in-flight=" + Math.max(256, streams));
         System.out.println("request kind: " + kind);
         int port = ((WebServerApplicationContext) app).getWebServer().getPort();
         String worker = cluster.decisionFor(cluster.workerA).getWorkerEndpoint();

@@ -38,7 +38,7 @@ class KafkaRecordSinkTest {
             consumer.seekToEnd(partitions);
             partitions.forEach(consumer::position); // fix the starting offsets before producing
 
-            RequestRecordPublisher publisher = new RequestRecordPublisher(new KafkaRecordSink(kafka.bootstrapServers()), 100);
+            RequestRecordPublisher publisher = new RequestRecordPublisher(new KafkaRecordSink(kafka.clientConfig()), 100);
             try {
                 publisher.publish(RequestRecord.newBuilder().setId(id).setModel("flotilla-sim").setIsl(12).setOsl(3)
                         .setOutcome(RequestOutcome.REQUEST_OUTCOME_OK).setWorker("worker-a").build());

@@ -97,6 +97,14 @@ public final class FakeCluster {
         return "127.0.0.1:" + endpoint.port();
     }
 
+    /** A RouterClient over {@code channels} with a fixed 10 s Route deadline (nothing here asserts on timing). */
+    public static io.flotilla.gateway.client.RouterClient routerClient(io.grpc.ManagedChannel... channels) {
+        java.time.Duration tenSeconds = java.time.Duration.ofSeconds(10);
+        return new io.flotilla.gateway.client.RouterClient(List.of(channels),
+                new io.flotilla.gateway.client.RouteDeadline(tenSeconds, tenSeconds, 99, 1, tenSeconds, 1, System::nanoTime),
+                tenSeconds, (router, outcome, nanos) -> { });
+    }
+
     public String routerAddress() {
         return address(routerEndpoint);
     }
@@ -127,6 +135,7 @@ public final class FakeCluster {
     /** Back to the default decision and behaviours; recorded calls are cleared. */
     public void reset() {
         router.decide(defaultDecision());
+        router.pushCapacity(router.capacity(java.util.Set.of()));
         router.clearRecords();
         for (FakeWorker w : List.of(workerA, workerB, workerP)) {
             w.behave(FakeWorker.Behaviour.NORMAL);

@@ -1,7 +1,12 @@
 package io.flotilla.gateway.generation;
 
-import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.client.WorkerClient;
+import io.flotilla.gateway.flow.FlowController;
+import io.flotilla.gateway.flow.FlowLimits;
+import io.flotilla.gateway.flow.FlowMetrics;
+import io.flotilla.gateway.flow.FlowRequest;
+import io.flotilla.gateway.flow.Priority;
+import io.flotilla.gateway.routing.FleetView;
 import io.flotilla.gateway.fakes.FakeCluster;
 import io.flotilla.gateway.fakes.FakeWorker;
 import io.flotilla.gateway.metrics.GatewayMetrics;
@@ -17,6 +22,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +30,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** The pipeline without HTTP, against the fake cluster: idle timeouts and the migration limit. */
 class GenerationPipelineTest {
@@ -46,8 +53,20 @@ class GenerationPipelineTest {
     }
 
     private GenerationPipeline pipeline(int migrationLimit, Duration idle) {
-        return new GenerationPipeline(new RouterClient(routerChannel, Duration.ofSeconds(10), Duration.ofSeconds(10)),
-                workers, new GatewayMetrics(new SimpleMeterRegistry()), Clock.systemUTC(), migrationLimit, idle);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FlowController flow = new FlowController(m -> new FlowLimits(10, 10, 10, Duration.ofSeconds(30)), Schedulers.parallel(),
+                new FlowMetrics(registry, t -> FlowMetrics.OTHER), 4096, t -> 1, Duration.ofMillis(500));
+        return new GenerationPipeline(FakeCluster.routerClient(routerChannel), workers, flow, new FleetView(),
+                new GatewayMetrics(registry), Clock.systemUTC(), migrationLimit, idle, Duration.ofSeconds(1),
+                Schedulers.parallel(), 4096);
+    }
+
+    private static RequestContext context(GenerationJob job) {
+        RequestContext ctx = new RequestContext(job.requestId(), Clock.systemUTC().instant());
+        ctx.job(job);
+        ctx.flowRequest(new FlowRequest(job.requestId(), job.model(), Priority.STANDARD, "t", 10, Schedulers.parallel().now(java.util.concurrent.TimeUnit.NANOSECONDS)
+                + Duration.ofSeconds(30).toNanos()));
+        return ctx;
     }
 
     private static GenerationJob job(String id, int maxTokens) {
@@ -60,14 +79,19 @@ class GenerationPipelineTest {
     @Test
     void aSilentWorkerCountsAsFailedAndTheRequestMigrates() {
         cluster.workerA.behave(FakeWorker.Behaviour.holdAfter(2)); // sends 2 tokens, then nothing, forever
-        RequestProgress progress = new RequestProgress(Clock.systemUTC().instant());
-        List<WorkerEvent> events = pipeline(3, Duration.ofSeconds(1)).run(job("idle-1", 6), progress)
+        RequestContext ctx = context(job("idle-1", 6));
+        List<RequestEvent.Attempt> events = pipeline(3, Duration.ofSeconds(1)).run(ctx.job(), ctx)
                 .collectList().block(Duration.ofSeconds(30));
 
-        assertThat(events.get(events.size() - 1)).isEqualTo(new WorkerEvent.Finished(FinishReason.FINISH_REASON_LENGTH));
-        assertThat(progress.generatedCount()).isEqualTo(6);
-        assertThat(progress.migrations()).isEqualTo(1);
-        assertThat(progress.worker()).isEqualTo("worker-b");
+        assertThat(events.get(events.size() - 1)).isEqualTo(new RequestEvent.Finished(FinishReason.FINISH_REASON_LENGTH));
+        assertThat(events).filteredOn(e -> e instanceof RequestEvent.Migrated)
+                .containsExactly(new RequestEvent.Migrated("worker-a"));
+        RequestResult result = ctx.result();
+        assertThat(result.generatedCount()).isEqualTo(6);
+        assertThat(result.migrations()).isEqualTo(1);
+        assertThat(result.worker()).isEqualTo("worker-b");
+        assertThat(result.firstWorker()).isEqualTo("worker-a");
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.router.releases.stream().filter("idle-1"::equals).count() == 2);
         assertThat(cluster.workerA.cancelled).contains("idle-1");
         assertThat(cluster.router.failures).singleElement().satisfies(f -> {
             assertThat(f.getWorkerId()).isEqualTo("worker-a");
@@ -80,13 +104,13 @@ class GenerationPipelineTest {
         cluster.workerA.behave(FakeWorker.Behaviour.failAfter(1, Status.UNAVAILABLE));
         cluster.workerB.behave(FakeWorker.Behaviour.failAfter(1, Status.UNAVAILABLE));
         cluster.router.decide(r -> cluster.decisionFor(r.getExcludeCount() % 2 == 0 ? cluster.workerA : cluster.workerB).build());
-        RequestProgress progress = new RequestProgress(Clock.systemUTC().instant());
+        RequestContext ctx = context(job("limit-1", 10));
 
-        assertThatThrownBy(() -> pipeline(2, Duration.ofSeconds(30)).run(job("limit-1", 10), progress)
+        assertThatThrownBy(() -> pipeline(2, Duration.ofSeconds(30)).run(ctx.job(), ctx)
                 .collectList().block(Duration.ofSeconds(30)))
                 .isInstanceOfSatisfying(ApiError.class, e -> assertThat(e.code()).isEqualTo("worker_unavailable"));
-        assertThat(progress.migrations()).isEqualTo(2);
+        assertThat(ctx.result().migrations()).isEqualTo(2);
         assertThat(cluster.router.routesOf("limit-1")).hasSize(3);
-        assertThat(progress.generatedCount()).isEqualTo(3);
+        assertThat(ctx.result().generatedCount()).isEqualTo(3);
     }
 }

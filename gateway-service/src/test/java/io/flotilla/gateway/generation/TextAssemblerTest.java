@@ -16,10 +16,10 @@ class TextAssemblerTest {
     private static List<TextEvent> feed(TextAssembler a, String text, FinishReason end) {
         List<TextEvent> out = new ArrayList<>();
         for (int id : TOKENIZER.encode(text)) {
-            out.addAll(a.apply(new WorkerEvent.Tokens(new int[]{id})));
+            out.addAll(a.apply(new RequestEvent.Tokens(new int[]{id}, java.time.Instant.EPOCH, false, null)));
         }
         if (end != null) {
-            out.addAll(a.apply(new WorkerEvent.Finished(end)));
+            out.addAll(a.apply(new RequestEvent.Finished(end)));
         }
         return out;
     }
@@ -36,7 +36,7 @@ class TextAssemblerTest {
         List<TextEvent> events = feed(a, "The quick brown fox jumps over the lazy dog and more", null);
         assertThat(text(events)).isEqualTo("The quick brown fox jumps over the ");
         assertThat(events.get(events.size() - 1)).isEqualTo(new TextEvent.Done("stop"));
-        assertThat(a.apply(new WorkerEvent.Finished(FinishReason.FINISH_REASON_LENGTH))).isEmpty();
+        assertThat(a.apply(new RequestEvent.Finished(FinishReason.FINISH_REASON_LENGTH))).isEmpty();
     }
 
     @Test

@@ -45,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "management.server.port=0",
         "flotilla.gateway.records.enabled=false",
-        "flotilla.gateway.route-timeout=10s",
+        "flotilla.gateway.route-deadline.floor=10s",
+        "flotilla.gateway.route-deadline.ceiling=10s",
         "flotilla.gateway.router-call-timeout=10s",
         "flotilla.gateway.models.qwen-tiny.tokenizer=Qwen/Qwen2.5-7B-Instruct",
 })

@@ -58,4 +58,32 @@ class ModelTokenizationsTest {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("model 'm': model-dir")
                 .hasMessageContaining("is not a directory");
     }
+
+    @Test
+    void anUnconfiguredModelTakesItsWorkersTokenizerOrIsAnExplicitError() {
+        Path dir = TinyTokenizers.modelDir(tmp.resolve("qwen"), "/models/qwen2.5-7b-instruct");
+        try (ModelTokenizations t = of(Map.of())) {
+            assertThat(t.reconcile("flotilla-sim", "cl100k_base", "builtin:cl100k_base")).isEmpty();
+            assertThat(t.of("flotilla-sim").tokenizer().id()).as("cl100k for the simulated model").isEqualTo("cl100k_base");
+
+            assertThat(t.reconcile("qwen", "Qwen/Qwen2.5-7B-Instruct", dir.toString())).isEmpty();
+            assertThat(t.of("qwen").tokenizer().id()).as("loaded from the directory the workers registered")
+                    .isEqualTo("Qwen/Qwen2.5-7B-Instruct");
+
+            assertThat(t.reconcile("llama", "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"))
+                    .hasValueSatisfying(p -> assertThat(p).contains("meta-llama/Llama-3.1-8B-Instruct")
+                            .contains("flotilla.gateway.models.llama.model-dir"));
+            assertThatThrownBy(() -> t.of("llama")).as("never tokenized with cl100k instead")
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("llama");
+        }
+    }
+
+    @Test
+    void aConfiguredTokenizerThatIsNotTheWorkersIsAMismatch() {
+        try (ModelTokenizations t = of(Map.of("sim", new ModelTokenizations.Spec("cl100k_base", "chatml", null)))) {
+            assertThat(t.reconcile("sim", "cl100k_base", "builtin:cl100k_base")).isEmpty();
+            assertThat(t.reconcile("sim", "meta-llama/Llama-3.1-8B-Instruct", "/models/llama"))
+                    .hasValueSatisfying(p -> assertThat(p).contains("'cl100k_base'").contains("meta-llama/Llama-3.1-8B-Instruct"));
+        }
+    }
 }

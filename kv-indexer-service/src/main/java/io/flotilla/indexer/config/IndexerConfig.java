@@ -8,12 +8,19 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import org.springframework.beans.factory.annotation.Value;
+import io.flotilla.indexer.service.KafkaIndexFeeds;
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.kafka.boot.KafkaFeeds;
+import io.flotilla.kafka.boot.KafkaTopicUse;
+import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.time.MonotonicClock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,15 +30,30 @@ import java.util.function.ToLongFunction;
 @Configuration(proxyBeanMethods = false)
 class IndexerConfig {
 
+    /** Monotonic: leases are counted on it from the receipt of each heartbeat, and must not jump with NTP. */
     @Bean
     Clock clock() {
-        return Clock.systemUTC();
+        return MonotonicClock.start();
     }
 
     @Bean
-    IndexService indexService(IndexerProperties properties, @Value("${spring.kafka.bootstrap-servers}") String bootstrap,
-                              Clock clock) {
-        return new IndexService(properties, bootstrap, clock);
+    KafkaFeeds indexerKafkaFeeds() {
+        return new KafkaFeeds();
+    }
+
+    @Bean
+    IndexService indexService(IndexerProperties properties, KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
+        return new IndexService(properties, new KafkaIndexFeeds(kafka.consumer(), feeds, clock), clock);
+    }
+
+    /**
+     * The indexer writes nothing to Kafka; it reads membership, KV events and load, and is ready once it has
+     * read membership to its end or restored a snapshot (before, it would answer every FindMatches empty).
+     */
+    @Bean
+    KafkaTopicUse indexerKafkaTopics(KafkaFeeds feeds, ObjectProvider<IndexService> index) {
+        return new KafkaTopicUse(List.of(), List.of(Topics.WORKERS, Topics.KV_EVENTS, Topics.WORKER_LOAD),
+                () -> index.getObject().stateLoaded(), feeds::problems);
     }
 
     /** Starts the feeds after the context is up; on shutdown writes a last snapshot. */

@@ -21,6 +21,7 @@ import java.time.Duration;
  * @param reconcileTimeout      deadline of one GetKvSnapshot call
  * @param reconcileAttempts     attempts per reconciliation (exponential backoff with jitter between them)
  * @param tickInterval          how often leases and pending reconciliations are checked
+ * @param membershipCatchUp     at start-up, how long the KV feed waits for membership to be read to its end
  */
 @Validated
 @ConfigurationProperties("flotilla.indexer")
@@ -33,5 +34,6 @@ public record IndexerProperties(
         @DefaultValue("4") @Min(1) int reconcileConcurrency,
         @DefaultValue("2s") Duration reconcileTimeout,
         @DefaultValue("5") @Min(1) int reconcileAttempts,
-        @DefaultValue("250ms") Duration tickInterval) {
+        @DefaultValue("250ms") Duration tickInterval,
+        @DefaultValue("15s") Duration membershipCatchUp) {
 }

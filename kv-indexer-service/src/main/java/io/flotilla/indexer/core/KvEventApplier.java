@@ -33,7 +33,9 @@ import java.util.Optional;
  *       one through a WorkerStatus whose ts is newer than anything seen for the current epoch, or a
  *       batch with seq 1 (a process start; Kafka keeps one worker id's batches in order), or a batch
  *       with a newer ts. The replaced epoch is remembered as retired and its late inputs are stale.</li>
- *   <li>Leases: deadline = status ts + lease_ms (worker clock, as WorkerStatus defines it). A worker
+ *   <li>Leases run on the indexer's clock ({@code nowMs}, the receive time): deadline = receive time of
+ *       the last status + lease_ms ({@link WorkerBook#leaseFrom}); worker timestamps only order records,
+ *       so a worker clock skewed by any amount neither expires early nor lives forever. A worker
  *       expires when {@code now > deadline} while the membership feed is healthy; while it is
  *       unhealthy nothing expires, and on recovery every deadline moves by the outage length. STOPPED
  *       drops the worker at once. KV batches and load reports never extend a lease.</li>
@@ -70,8 +72,8 @@ public final class KvEventApplier {
             }
         } else {
             boolean older = r != null && (r.isRetired(epoch) || (seq != 1 && ts <= r.lastTs));
-            long deadline = ts + settings.provisionalLeaseMs();
-            if (older || (book.feedHealthy() && nowMs > deadline)) {
+            long deadline = book.leaseFrom(nowMs, settings.provisionalLeaseMs());
+            if (older) {
                 counters.staleBatches++;
                 return Outcome.STALE;
             }
@@ -215,7 +217,7 @@ public final class KvEventApplier {
         String id = s.getWorkerId();
         long epoch = s.getEpoch();
         long ts = s.getTs();
-        long deadline = ts + (s.getLeaseMs() > 0 ? s.getLeaseMs() : settings.provisionalLeaseMs());
+        long deadline = book.leaseFrom(nowMs, s.getLeaseMs() > 0 ? s.getLeaseMs() : settings.provisionalLeaseMs());
         boolean stopped = s.getState() == io.flotilla.protocol.v1.WorkerState.WORKER_STATE_STOPPED;
         WorkerRecord r = book.get(id);
         if (r != null && (r.isRetired(epoch) || (r.epoch == epoch ? ts <= r.lastStatusTs : ts <= r.lastTs))) {
@@ -223,6 +225,7 @@ public final class KvEventApplier {
             return Outcome.STALE;
         }
         if (r != null && r.epoch == epoch) {
+            book.describe(r, s);
             r.lastStatusTs = ts;
             r.lastTs = Math.max(r.lastTs, ts);
             if (stopped) {
@@ -233,19 +236,12 @@ public final class KvEventApplier {
                 book.setDeadline(r, Math.max(r.leaseDeadlineMs, deadline));
                 return Outcome.APPLIED;
             }
-            if (book.feedHealthy() && nowMs > deadline) {
-                counters.staleStatuses++;
-                return Outcome.STALE;
-            }
             // Revival: the lease ran out but the same process heartbeats again; its blocks were dropped.
             book.setDeadline(r, deadline);
             return Outcome.of(Verdict.APPLIED, book.requestReconcile(r, ReconcileRequest.Reason.REVIVED, nowMs));
         }
-        if (!stopped && book.feedHealthy() && nowMs > deadline) {
-            counters.staleStatuses++;
-            return Outcome.STALE;
-        }
         r = book.adopt(r, id, epoch);
+        book.describe(r, s);
         r.lastStatusTs = ts;
         r.lastTs = ts;
         book.setDeadline(r, deadline);
@@ -316,6 +312,27 @@ public final class KvEventApplier {
 
     public PrefixIndex index() {
         return index;
+    }
+
+    /**
+     * Matched leading blocks per worker, only for workers whose last status names this model and block
+     * size (a worker not described by a status yet is not filtered): blocks of other namespaces are never
+     * compared. Lock-free, like {@link PrefixIndex#findMatches}.
+     */
+    public List<WorkerMatch> findMatches(String model, int blockSize, long[] seqHashes) {
+        List<WorkerMatch> all = index.findMatches(seqHashes);
+        List<WorkerMatch> out = new ArrayList<>(all.size());
+        for (WorkerMatch m : all) {
+            if (book.serves(m.workerId(), model, blockSize)) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** The endpoint of {@code workerId}'s WorkerService from its last status, or null. */
+    public String endpointOf(String workerId) {
+        return book.endpointOf(workerId);
     }
 
     public Optional<WorkerView> worker(String workerId) {

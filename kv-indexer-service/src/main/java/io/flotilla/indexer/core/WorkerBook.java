@@ -81,7 +81,39 @@ final class WorkerBook {
         return s;
     }
 
+    /** Records what the worker's status says about it: model, block size, endpoint. */
+    void describe(WorkerRecord r, io.flotilla.protocol.v1.WorkerStatus s) {
+        r.model = s.getModel();
+        r.blockSize = s.getBlockSize();
+        r.endpoint = s.getEndpoint();
+    }
+
+    /** False only when the worker's last status names another model or another block size. Any thread. */
+    boolean serves(String workerId, String model, int blockSize) {
+        WorkerRecord r = records.get(workerId);
+        if (r == null) {
+            return true;
+        }
+        return !((blockSize > 0 && r.blockSize > 0 && r.blockSize != blockSize)
+                || (!model.isEmpty() && !r.model.isEmpty() && !r.model.equals(model)));
+    }
+
+    String endpointOf(String workerId) {
+        WorkerRecord r = records.get(workerId);
+        return r == null ? null : r.endpoint;
+    }
+
     // ------------------------------------------------------------------ leases
+
+    /**
+     * The deadline of a lease of {@code leaseMs} granted by a record received at {@code receivedAtMs}, on
+     * the indexer's clock. The worker's own timestamp plays no part: clocks of other hosts are not
+     * comparable with this one (a worker 3 s behind would expire on every heartbeat, one ahead never).
+     */
+    long leaseFrom(long receivedAtMs, long leaseMs) {
+        long deadline = receivedAtMs + leaseMs;
+        return deadline < receivedAtMs ? Long.MAX_VALUE : deadline;
+    }
 
     void setDeadline(WorkerRecord r, long deadlineMs) {
         r.leaseDeadlineMs = deadlineMs;

@@ -20,6 +20,10 @@ final class WorkerRecord {
     volatile long leaseDeadlineMs;
     /** Slot in the index, or -1 while the worker has none. */
     volatile int slot = -1;
+    /** From the last status (empty/0 until one arrives): the namespace the reads filter on, and where to ask for snapshots. */
+    volatile String model = "";
+    volatile int blockSize;
+    volatile String endpoint;
 
     /** Newest worker-clock ts seen for the current epoch (status or batch); orders epochs. */
     long lastTs = Long.MIN_VALUE;

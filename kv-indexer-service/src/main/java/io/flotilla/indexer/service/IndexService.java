@@ -8,15 +8,10 @@ import io.flotilla.indexer.core.Outcome;
 import io.flotilla.indexer.core.PrefixIndex;
 import io.flotilla.indexer.core.ReconcileRequest;
 import io.flotilla.indexer.core.WorkerMatch;
-import io.flotilla.protocol.kafka.ProtoDeserializer;
-import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
-import io.flotilla.protocol.v1.KvEventBatch;
 import io.flotilla.protocol.v1.KvSnapshot;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,247 +23,229 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * The indexer's shell around {@link KvEventApplier}: three Kafka feeds in (kv-events, workers,
- * worker-load), reconciliation answers in, snapshots out. Every change to the applier happens under
- * one lock (the applier is single-writer); {@link #findMatches} reads the index without it.
+ * The indexer's shell around {@link KvEventApplier}: feeds in ({@link IndexFeeds}: kv-events, workers,
+ * worker-load), reconciliation answers in, snapshots out.
  *
- * <p>Start-up: load the newest intact snapshot and replay {@code flotilla.kv-events} from its
- * offsets (or from the earliest offset when there is none, or when a rebuild is asked for);
- * membership is read from the start of its compacted topic, load reports from now on.
+ * <p>One writer: every change to the applier runs on the {@code indexer-writer} thread, fed by a bounded
+ * queue. Feed threads and reconciliation answers only enqueue (a full queue makes the feed wait, which is
+ * Kafka back-pressure, not lost input); ticks, snapshot exports and rebuilds are queued the same way.
+ * {@link #findMatches} reads the applier's lock-free view from any thread, filtered by model and block
+ * size inside the applier. Time comes from the injected clock (monotonic in production: leases run on it).
+ *
+ * <p>Start-up: load the newest intact snapshot and replay {@code flotilla.kv-events} from its offsets (or
+ * from the earliest offset when there is none, or when a rebuild is asked for). Membership is read first,
+ * from the start of its compacted topic; the KV and load feeds start once it has caught up, so replayed
+ * batches of a live worker meet its current lease, or after {@code membershipCatchUp} when Kafka is slow.
  */
 public final class IndexService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(IndexService.class);
+    static final int QUEUE = 4096;
 
     private final IndexerProperties properties;
-    private final String bootstrap;
+    private final IndexFeeds feeds;
     private final Clock clock;
     private final SnapshotStore snapshots;
     private final Reconciler reconciler;
-    private final ReentrantLock writer = new ReentrantLock();
-    private final Map<String, WorkerStatus> statuses = new ConcurrentHashMap<>();
+    private final ThreadPoolExecutor writer;
+    /** Written by the writer thread only. */
     private final Map<Integer, Long> kvOffsets = new HashMap<>();
+    private final IndexFeeds.Sink sink = new IndexFeeds.Sink() {
+        @Override
+        public void kvRecords(List<IndexFeeds.KvRecord> records) {
+            write(() -> applyKv(records));
+        }
+
+        @Override
+        public void statuses(List<WorkerStatus> statuses) {
+            write(() -> applyStatuses(statuses));
+        }
+
+        @Override
+        public void loads(List<WorkerLoad> loads) {
+            write(() -> applyLoads(loads));
+        }
+    };
     private volatile KvEventApplier applier;
     private volatile long lastSnapshotMs = -1;
-    private volatile long restoredBlocks;
-    private List<TopicTailer<?>> tailers = List.of();
-    private TopicTailer<KvEventBatch> kvTailer;
-    private TopicTailer<WorkerStatus> membershipTailer;
+    /** Writer thread: KV start offsets waiting for membership to catch up, and since when; null once started. */
+    private Map<Integer, Long> pendingKvFrom;
+    private long membershipStartedAtMs;
+    private boolean membershipStarted;
 
-    public IndexService(IndexerProperties properties, String bootstrap, Clock clock) {
+    public IndexService(IndexerProperties properties, IndexFeeds feeds, Clock clock) {
         this.properties = properties;
-        this.bootstrap = bootstrap;
+        this.feeds = feeds;
         this.clock = clock;
         this.snapshots = new SnapshotStore(Path.of(properties.snapshotDir()), properties.snapshotsKept());
-        this.reconciler = new Reconciler(this::endpointOf, this::onSnapshot, properties.reconcileConcurrency(),
-                properties.reconcileTimeout(), properties.reconcileAttempts());
         this.applier = newApplier();
+        this.reconciler = new Reconciler(id -> applier.endpointOf(id), snapshot -> write(() -> applySnapshot(snapshot)),
+                properties.reconcileConcurrency(), properties.reconcileTimeout(), properties.reconcileAttempts());
+        BlockingQueue<Runnable> queue = new ArrayBlockingQueue<>(QUEUE);
+        this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, queue, r -> {
+            Thread t = new Thread(r, "indexer-writer");
+            t.setDaemon(true);
+            return t;
+        }, (task, executor) -> {
+            if (executor.isShutdown()) {
+                return; // closing: late inputs are dropped, the snapshot already has what it needs
+            }
+            try {
+                executor.getQueue().put(task); // back-pressure on the feed thread
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 
     /** Restores from the newest snapshot (unless a rebuild is asked for) and starts the feeds. */
     public void start() {
-        Map<Integer, Long> from = Map.of();
-        if (!properties.rebuildOnStart()) {
-            Optional<SnapshotStore.Stored> stored = snapshots.loadNewest();
-            if (stored.isPresent()) {
-                from = restore(stored.get());
+        call(() -> {
+            Map<Integer, Long> from = Map.of();
+            if (!properties.rebuildOnStart()) {
+                Optional<SnapshotStore.Stored> stored = snapshots.loadNewest();
+                if (stored.isPresent()) {
+                    from = restore(stored.get());
+                }
+            } else {
+                log.info("rebuilding the index by replaying {} from its earliest offset", Topics.KV_EVENTS.name());
             }
-        } else {
-            log.info("rebuilding the index by replaying {} from its earliest offset", Topics.KV_EVENTS.name());
-        }
-        startFeeds(from);
+            startFeeds(from);
+            return null;
+        });
     }
 
+    /** Writer thread. */
     private Map<Integer, Long> restore(SnapshotStore.Stored stored) {
         long begin = System.nanoTime();
-        writer.lock();
-        try {
-            List<ReconcileRequest> again = applier.importSnapshot(stored.index(), clock.millis());
-            kvOffsets.putAll(stored.offsets());
-            again.forEach(reconciler::submit);
-            restoredBlocks = stored.index().blocks();
-        } finally {
-            writer.unlock();
-        }
+        List<ReconcileRequest> again = applier.importSnapshot(stored.index(), clock.millis());
+        kvOffsets.putAll(stored.offsets());
+        again.forEach(reconciler::submit);
         lastSnapshotMs = stored.index().takenAtMs();
-        log.info("restored {} blocks of {} workers from {} in {} ms; replaying kv-events from {}", restoredBlocks,
+        log.info("restored {} blocks of {} workers from {} in {} ms; replaying kv-events from {}", stored.index().blocks(),
                 stored.index().workers().size(), stored.file(), (System.nanoTime() - begin) / 1_000_000, stored.offsets());
         return stored.offsets();
     }
 
+    /** Writer thread: membership now, the KV and load feeds once it has caught up (see {@link #tick}). */
     private void startFeeds(Map<Integer, Long> kvFrom) {
-        Map<TopicPartition, Long> start = new HashMap<>();
-        kvFrom.forEach((p, o) -> start.put(new TopicPartition(Topics.KV_EVENTS.name(), p), o));
-        membershipTailer = new TopicTailer<>("indexer", bootstrap, Topics.WORKERS.name(), new ProtoDeserializer.WorkerStatuses(),
-                TopicTailer.Start.EARLIEST, Map.of(), this::onStatuses, clock).start();
-        // Membership first: replayed KV batches of a live worker must meet its current lease, not a
-        // provisional one counted from an old batch timestamp (which would drop them as stale).
-        awaitCaughtUp(membershipTailer, 15_000);
-        kvTailer = new TopicTailer<>("indexer", bootstrap, Topics.KV_EVENTS.name(), new ProtoDeserializer.KvEventBatches(),
-                TopicTailer.Start.EARLIEST, start, this::onBatches, clock);
-        TopicTailer<WorkerLoad> loadTailer = new TopicTailer<>("indexer", bootstrap, Topics.WORKER_LOAD.name(),
-                new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(), this::onLoads, clock);
-        tailers = List.of(membershipTailer, kvTailer.start(), loadTailer.start());
-    }
-
-    private static void awaitCaughtUp(TopicTailer<?> tailer, long timeoutMs) {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (tailer.lag() != 0 && System.currentTimeMillis() < deadline) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        if (tailer.lag() != 0) {
-            log.warn("membership feed not caught up after {} ms (Kafka down?); starting the KV feed anyway", timeoutMs);
-        }
-    }
-
-    private void stopFeeds() {
-        tailers.forEach(TopicTailer::close);
-        tailers = List.of();
+        feeds.startMembership(sink);
+        membershipStarted = true;
+        membershipStartedAtMs = clock.millis();
+        pendingKvFrom = Map.copyOf(kvFrom);
     }
 
     /** Drops everything and replays {@code flotilla.kv-events} from its earliest offset. */
-    public synchronized void rebuild() {
+    public void rebuild() {
         log.info("rebuild requested: replaying {} from its earliest offset", Topics.KV_EVENTS.name());
-        stopFeeds();
-        writer.lock();
-        try {
+        feeds.close(); // not on the writer: a feed thread may be waiting for queue space
+        call(() -> {
             applier = newApplier();
             kvOffsets.clear();
-            statuses.clear();
-        } finally {
-            writer.unlock();
-        }
-        startFeeds(Map.of());
+            startFeeds(Map.of());
+            return null;
+        });
     }
 
-    private KvEventApplier newApplier() {
+    private static KvEventApplier newApplier() {
         return new KvEventApplier(new PrefixIndex(), ApplierSettings.defaults());
     }
 
-    void onBatches(List<ConsumerRecord<String, KvEventBatch>> records) {
+    private void applyKv(List<IndexFeeds.KvRecord> records) {
         long now = clock.millis();
-        List<ReconcileRequest> todo = new ArrayList<>();
-        writer.lock();
-        try {
-            for (ConsumerRecord<String, KvEventBatch> r : records) {
-                kvOffsets.put(r.partition(), r.offset() + 1);
-                if (r.value() != null) {
-                    collect(applier.onBatch(r.value(), now), todo);
-                }
+        for (IndexFeeds.KvRecord r : records) {
+            kvOffsets.put(r.partition(), r.offset() + 1);
+            if (r.batch() != null) {
+                follow(applier.onBatch(r.batch(), now));
             }
-        } finally {
-            writer.unlock();
         }
-        todo.forEach(reconciler::submit);
     }
 
-    void onStatuses(List<ConsumerRecord<String, WorkerStatus>> records) {
+    private void applyStatuses(List<WorkerStatus> statuses) {
         long now = clock.millis();
-        List<ReconcileRequest> todo = new ArrayList<>();
-        writer.lock();
-        try {
-            for (ConsumerRecord<String, WorkerStatus> r : records) {
-                if (r.value() != null) {
-                    statuses.put(r.value().getWorkerId(), r.value());
-                    collect(applier.onStatus(r.value(), now), todo);
-                }
-            }
-        } finally {
-            writer.unlock();
+        for (WorkerStatus s : statuses) {
+            follow(applier.onStatus(s, now));
         }
-        todo.forEach(reconciler::submit);
     }
 
-    void onLoads(List<ConsumerRecord<String, WorkerLoad>> records) {
+    private void applyLoads(List<WorkerLoad> loads) {
         long now = clock.millis();
-        List<ReconcileRequest> todo = new ArrayList<>();
-        writer.lock();
-        try {
-            for (ConsumerRecord<String, WorkerLoad> r : records) {
-                if (r.value() != null) {
-                    collect(applier.onLoad(r.value(), now), todo);
-                }
-            }
-        } finally {
-            writer.unlock();
-        }
-        todo.forEach(reconciler::submit);
-    }
-
-    void onSnapshot(KvSnapshot snapshot) {
-        writer.lock();
-        try {
-            collect(applier.onSnapshot(snapshot, clock.millis()), new ArrayList<>());
-        } finally {
-            writer.unlock();
+        for (WorkerLoad l : loads) {
+            follow(applier.onLoad(l, now));
         }
     }
 
-    /** Lease expiry, feed health and pending reconciliations; called every tick. */
+    private void applySnapshot(KvSnapshot snapshot) {
+        follow(applier.onSnapshot(snapshot, clock.millis()));
+    }
+
+    private void follow(Outcome outcome) {
+        outcome.reconcile().ifPresent(reconciler::submit);
+    }
+
+    /**
+     * Lease expiry, feed health, pending reconciliations, and the start of the KV feed once membership
+     * has caught up (or {@code membershipCatchUp} passed); called every tick, runs on the writer.
+     */
     public void tick() {
-        long now = clock.millis();
-        KvEventApplier.TickResult result;
-        writer.lock();
-        try {
-            TopicTailer<WorkerStatus> m = membershipTailer;
-            if (m != null) {
-                if (m.healthy()) {
-                    if (!applier.isMembershipFeedHealthy()) {
-                        applier.membershipFeedHealthy(now);
-                    }
-                } else if (applier.isMembershipFeedHealthy()) {
-                    applier.membershipFeedUnhealthy(m.unhealthySinceMs() > 0 ? m.unhealthySinceMs() : now);
-                }
-            }
-            result = applier.tick(now);
-        } finally {
-            writer.unlock();
-        }
-        result.reconcile().forEach(reconciler::submit);
+        write(this::tickOnWriter);
     }
 
-    /** Writes a snapshot with the offsets it corresponds to. */
-    public Path snapshotNow() throws IOException {
-        IndexSnapshot snap;
-        Map<Integer, Long> offsets;
-        writer.lock();
-        try {
-            snap = applier.exportSnapshot(clock.millis());
-            offsets = Map.copyOf(kvOffsets);
-        } finally {
-            writer.unlock();
+    private void tickOnWriter() {
+        long now = clock.millis();
+        if (pendingKvFrom != null && (feeds.membershipCaughtUp()
+                || now - membershipStartedAtMs >= properties.membershipCatchUp().toMillis())) {
+            if (!feeds.membershipCaughtUp()) {
+                log.warn("membership feed not caught up after {} (Kafka down?); starting the KV feed anyway",
+                        properties.membershipCatchUp());
+            }
+            feeds.startKvAndLoad(pendingKvFrom, sink);
+            pendingKvFrom = null;
         }
-        Path file = snapshots.write(snap, offsets);
-        lastSnapshotMs = snap.takenAtMs();
+        if (membershipStarted) {
+            if (feeds.membershipHealthy()) {
+                if (!applier.isMembershipFeedHealthy()) {
+                    applier.membershipFeedHealthy(now);
+                }
+            } else if (applier.isMembershipFeedHealthy() && pendingKvFrom == null) {
+                long since = feeds.membershipUnhealthySinceMs();
+                applier.membershipFeedUnhealthy(since > 0 ? Math.min(since, now) : now);
+            }
+        }
+        applier.tick(now).reconcile().forEach(reconciler::submit);
+    }
+
+    /** Writes a snapshot with the offsets it corresponds to (exported on the writer, written here). */
+    public Path snapshotNow() throws IOException {
+        record Export(IndexSnapshot snapshot, Map<Integer, Long> offsets) {
+        }
+        Export e = call(() -> new Export(applier.exportSnapshot(clock.millis()), Map.copyOf(kvOffsets)));
+        Path file = snapshots.write(e.snapshot(), e.offsets());
+        lastSnapshotMs = e.snapshot().takenAtMs();
         return file;
     }
 
-    /** Matched leading blocks per worker, only for workers of the request's block size and model. */
+    /** Matched leading blocks per worker, only for workers of the request's block size and model. Any thread. */
     public List<WorkerMatch> findMatches(String model, int blockSize, long[] seqHashes) {
-        List<WorkerMatch> all = applier.index().findMatches(seqHashes);
-        List<WorkerMatch> out = new ArrayList<>(all.size());
-        for (WorkerMatch m : all) {
-            WorkerStatus s = statuses.get(m.workerId());
-            if (s != null && ((blockSize > 0 && s.getBlockSize() != blockSize)
-                    || (!model.isEmpty() && !s.getModel().equals(model)))) {
-                continue; // never compare across block sizes or models
-            }
-            out.add(m);
-        }
-        return out;
+        return applier.findMatches(model, blockSize, seqHashes);
     }
 
     public KvEventApplier applier() {
         return applier;
+    }
+
+    /** True once membership was read to its end and the KV feed started: the index reflects the cluster. */
+    public boolean stateLoaded() {
+        return feeds.membershipCaughtUp() || lastSnapshotMs >= 0;
     }
 
     public long snapshotAgeMs() {
@@ -276,13 +253,11 @@ public final class IndexService implements AutoCloseable {
     }
 
     public long consumerLag() {
-        TopicTailer<KvEventBatch> t = kvTailer;
-        return t == null ? -1 : t.lag();
+        return feeds.kvLag();
     }
 
     public boolean kafkaHealthy() {
-        TopicTailer<WorkerStatus> m = membershipTailer;
-        return m != null && m.healthy();
+        return feeds.membershipHealthy();
     }
 
     public long reconciliationFailures() {
@@ -293,24 +268,62 @@ public final class IndexService implements AutoCloseable {
         return snapshots.corruptSnapshots();
     }
 
-    private String endpointOf(String workerId) {
-        WorkerStatus s = statuses.get(workerId);
-        return s == null ? null : s.getEndpoint();
+    /** Inputs waiting for the writer. */
+    public int queued() {
+        return writer.getQueue().size();
     }
 
-    private static void collect(Outcome outcome, List<ReconcileRequest> todo) {
-        outcome.reconcile().ifPresent(todo::add);
+    private void write(Runnable task) {
+        writer.execute(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("indexer writer task failed; continuing", e);
+            }
+        });
     }
 
-    /** Writes a last snapshot, then stops the feeds and the reconciler. */
+    /** Runs {@code task} on the writer and waits for its result. */
+    private <T> T call(Supplier<T> task) {
+        if (writer.isShutdown()) {
+            throw new IllegalStateException("the indexer is closed");
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        writer.execute(() -> {
+            try {
+                result.complete(task.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        try {
+            return result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the indexer writer", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Stops the feeds, writes a last snapshot, then stops the reconciler and the writer. Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (writer.isShutdown()) {
+            return;
+        }
+        feeds.close();
         try {
             snapshotNow();
         } catch (IOException | RuntimeException e) {
             log.error("could not write the shutdown snapshot: {}", e.toString());
         }
-        stopFeeds();
         reconciler.close();
+        writer.shutdown();
+        try {
+            writer.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -3,6 +3,8 @@ package io.flotilla.indexer.bench;
 import io.flotilla.cluster.kafka.KafkaBroker;
 import io.flotilla.indexer.config.IndexerProperties;
 import io.flotilla.indexer.service.IndexService;
+import io.flotilla.indexer.service.KafkaIndexFeeds;
+import io.flotilla.kafka.boot.KafkaFeeds;
 import io.flotilla.protocol.kafka.ProtoSerializer;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.BlockStored;
@@ -67,18 +69,20 @@ public final class IndexRebuildBenchmark {
             long expected = (pairs / workers) * workers;
             IndexerProperties rebuild = properties(dir.resolve("snapshots"), true);
             long t0 = System.nanoTime();
-            IndexService replay = new IndexService(rebuild, kafka.bootstrapServers(), Clock.systemUTC());
+            IndexService replay = new IndexService(rebuild, feeds(kafka), Clock.systemUTC());
             replay.start();
             while (replay.applier().index().residentPairs() < expected) {
+                replay.tick(); // the KV feed starts on a tick once membership is read
                 Thread.sleep(20);
             }
             double replaySeconds = (System.nanoTime() - t0) / 1e9;
             replay.close(); // writes the snapshot
             long t1 = System.nanoTime();
-            IndexService restore = new IndexService(properties(dir.resolve("snapshots"), false), kafka.bootstrapServers(),
+            IndexService restore = new IndexService(properties(dir.resolve("snapshots"), false), feeds(kafka),
                     Clock.systemUTC());
             restore.start();
             while (restore.applier().index().residentPairs() < expected || restore.consumerLag() != 0) {
+                restore.tick();
                 Thread.sleep(20);
             }
             double restoreSeconds = (System.nanoTime() - t1) / 1e9;
@@ -90,6 +94,10 @@ public final class IndexRebuildBenchmark {
 
     private static IndexerProperties properties(Path snapshots, boolean rebuild) {
         return new IndexerProperties(0, snapshots.toString(), Duration.ofHours(1), 3, rebuild, 4, Duration.ofSeconds(2), 3,
-                Duration.ofMillis(250));
+                Duration.ofMillis(250), Duration.ofSeconds(15));
+    }
+
+    private static KafkaIndexFeeds feeds(KafkaBroker kafka) {
+        return new KafkaIndexFeeds(kafka.clientConfig(), new KafkaFeeds(), Clock.systemUTC());
     }
 }

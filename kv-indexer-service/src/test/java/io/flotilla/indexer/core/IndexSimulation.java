@@ -70,7 +70,14 @@ final class IndexSimulation {
         final List<KvEventBatch> delivered = new ArrayList<>();
         final List<WorkerStatus> statuses = new ArrayList<>();
 
+        /**
+         * This worker's host clock minus the indexer's: -10 s, 0 or +10 s. Timestamps it writes carry it;
+         * leases must not care (they run on the indexer's receive clock).
+         */
+        final long skewMs;
+
         SimWorker(int i) {
+            skewMs = (i % 3 - 1) * 10_000L;
             id = "w" + i;
         }
     }
@@ -156,7 +163,7 @@ final class IndexSimulation {
             if (w.alive && feedHealthy) {
                 note("stop %s", w.id);
                 w.alive = false;
-                same(sut.onStatus(KvInputs.stopped(w.id, w.epoch, now), now), ref.onStatus(KvInputs.stopped(w.id, w.epoch, now), now));
+                same(sut.onStatus(KvInputs.stopped(w.id, w.epoch, now + w.skewMs), now), ref.onStatus(KvInputs.stopped(w.id, w.epoch, now + w.skewMs), now));
             }
         } else if (d < 74) {
             note("kill %s", w.id);
@@ -228,7 +235,7 @@ final class IndexSimulation {
             events.add(KvInputs.stored(fresh.stream().mapToLong(Long::longValue).toArray()));
         }
         w.seq++;
-        KvEventBatch batch = KvInputs.batch(w.id, w.epoch, w.seq, now, events.toArray(KvEvent[]::new));
+        KvEventBatch batch = KvInputs.batch(w.id, w.epoch, w.seq, now + w.skewMs, events.toArray(KvEvent[]::new));
         int mode = b % 10;
         if (mode == 7) {
             note("%s seq %d lost", w.id, w.seq);
@@ -249,7 +256,7 @@ final class IndexSimulation {
 
     private void heartbeat(SimWorker w) {
         note("heartbeat %s e%x", w.id, w.epoch);
-        var status = KvInputs.ready(w.id, w.epoch, now, LEASE_MS);
+        var status = KvInputs.ready(w.id, w.epoch, now + w.skewMs, LEASE_MS);
         w.statuses.add(status);
         same(sut.onStatus(status, now), ref.onStatus(status, now));
         w.lastHeartbeat = now;

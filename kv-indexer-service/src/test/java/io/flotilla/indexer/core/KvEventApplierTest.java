@@ -167,11 +167,28 @@ class KvEventApplierTest {
                         .batch(E1, 3, 1500, stored(3)).expect(BUFFERED)
                         .snapshot(E1, 2, 1, 2).expect(APPLIED)
                         .holds(LIVE, E1, 3, 1, 2, 3)),
-                rule("a heartbeat already past its lease does not revive", s -> s
+                rule("a heartbeat received after expiry revives, whatever its ts: the lease is on the receive clock", s -> s
                         .status(E1, 0, 1000).expect(APPLIED)
                         .at(3000).tick()
-                        .status(E1, 1500, 1000).expect(STALE)
-                        .holds(EXPIRED, E1, 0)),
+                        .holds(EXPIRED, E1, 0)
+                        .status(E1, 1500, 1000).expect(APPLIED, REVIVED)
+                        .at(3999).tick()
+                        .holds(UNVERIFIED, E1, 0)),
+                rule("a worker clock 10 s behind keeps its lease: deadlines count from receipt", s -> s
+                        .at(50_000).status(E1, 40_000, 1000).expect(APPLIED)
+                        .batch(E1, 1, 40_100, stored(1)).expect(APPLIED)
+                        .at(50_900).status(E1, 40_900, 1000).expect(APPLIED)
+                        .at(51_800).tick()
+                        .holds(LIVE, E1, 1, 1)
+                        .at(51_901).tick()
+                        .holds(EXPIRED, E1, 1)),
+                rule("a worker clock 10 s ahead is still expired one lease after its last heartbeat arrived", s -> s
+                        .at(50_000).status(E1, 60_000, 1000).expect(APPLIED)
+                        .batch(E1, 1, 60_100, stored(1)).expect(APPLIED)
+                        .at(51_000).tick()
+                        .holds(LIVE, E1, 1, 1)
+                        .at(51_001).tick()
+                        .holds(EXPIRED, E1, 1)),
                 rule("a digest that disagrees at the cursor is drift; at another seq it is ignored", s -> s
                         .batch(E1, 1, 0, stored(1, 2)).expect(APPLIED)
                         .load(E1, 2, xorOf(1, 2), 1).expect(APPLIED)
@@ -182,16 +199,18 @@ class KvEventApplierTest {
                         .snapshot(E1, 1, 1, 3).expect(APPLIED)
                         .load(E1, 2, xorOf(1, 3), 1).expect(APPLIED)
                         .holds(LIVE, E1, 1, 1, 3)),
-                rule("a worker known only from batches has a provisional lease from the batch ts", s -> s
+                rule("a worker known only from batches has a provisional lease from the batch's receipt", s -> s
                         .batch(E1, 1, 0, stored(1)).expect(APPLIED)
                         .at(10_000).tick()
                         .holds(LIVE, E1, 1, 1)
                         .at(10_001).tick()
                         .holds(EXPIRED, E1, 1)),
-                rule("a batch too old for even a provisional lease does not create a worker", s -> s
-                        .at(20_000).batch(E1, 1, 0, stored(1)).expect(STALE)
-                        .status(E1, 20_000, 1000).expect(APPLIED)
-                        .holds(LIVE, E1, 0)),
+                rule("a batch's worker ts does not age its provisional lease (it may come from a skewed clock)", s -> s
+                        .at(20_000).batch(E1, 1, 0, stored(1)).expect(APPLIED)
+                        .at(30_000).tick()
+                        .holds(LIVE, E1, 1, 1)
+                        .at(30_001).tick()
+                        .holds(EXPIRED, E1, 1)),
                 rule("an unanswered reconciliation is asked for again", s -> s
                         .batch(E1, 1, 0, stored(1)).expect(APPLIED)
                         .batch(E1, 3, 0, stored(3)).expect(BUFFERED, GAP)

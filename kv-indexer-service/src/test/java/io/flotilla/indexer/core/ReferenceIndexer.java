@@ -54,12 +54,12 @@ final class ReferenceIndexer {
         Worker w = workers.get(b.getWorkerId());
         if (w == null || w.epoch != b.getEpoch()) {
             boolean older = w != null && (w.retired.contains(b.getEpoch()) || (b.getSeq() != 1 && b.getTs() <= w.lastTs));
-            if (older || (feedHealthy && now > b.getTs() + settings.provisionalLeaseMs())) {
+            if (older) {
                 staleBatches++;
                 return Outcome.STALE;
             }
             w = newEpoch(b.getWorkerId(), w, b.getEpoch());
-            w.deadline = b.getTs() + settings.provisionalLeaseMs();
+            w.deadline = now + settings.provisionalLeaseMs();
         } else if (w.state == WorkerState.EXPIRED) {
             staleBatches++;
             return Outcome.STALE;
@@ -93,7 +93,7 @@ final class ReferenceIndexer {
 
     private Outcome status(WorkerStatus s, long now) {
         Worker w = workers.get(s.getWorkerId());
-        long deadline = s.getTs() + (s.getLeaseMs() > 0 ? s.getLeaseMs() : settings.provisionalLeaseMs());
+        long deadline = now + (s.getLeaseMs() > 0 ? s.getLeaseMs() : settings.provisionalLeaseMs());
         boolean stop = s.getState() == io.flotilla.protocol.v1.WorkerState.WORKER_STATE_STOPPED;
         if (w != null && w.retired.contains(s.getEpoch())) {
             staleStatuses++;
@@ -114,18 +114,10 @@ final class ReferenceIndexer {
                 w.deadline = Math.max(w.deadline, deadline);
                 return Outcome.APPLIED;
             }
-            if (feedHealthy && now > deadline) {
-                staleStatuses++;
-                return Outcome.STALE;
-            }
             w.deadline = deadline;
             return Outcome.of(Verdict.APPLIED, request(s.getWorkerId(), w, ReconcileRequest.Reason.REVIVED, now));
         }
         if (w != null && s.getTs() <= w.lastTs) {
-            staleStatuses++;
-            return Outcome.STALE;
-        }
-        if (!stop && feedHealthy && now > deadline) {
             staleStatuses++;
             return Outcome.STALE;
         }

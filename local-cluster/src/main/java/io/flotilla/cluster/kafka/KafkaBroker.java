@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -47,12 +48,49 @@ public final class KafkaBroker implements AutoCloseable {
      * @param exitWithParent child exits when this JVM dies (tests); false for a broker that outlives its launcher
      * @param createTopics   create {@link Topics#ALL} once the broker answers
      * @param startTimeout   how long to wait for the broker to answer
+     * @param sasl           null for a PLAINTEXT client listener; else the client listener requires
+     *                       SASL_PLAINTEXT with mechanism PLAIN and accepts exactly this user
      */
     public record Config(Path dataDir, int port, String classpath, String heap, boolean exitWithParent,
-                         boolean createTopics, Duration startTimeout) {
+                         boolean createTopics, Duration startTimeout, SaslUser sasl) {
+
+        public Config(Path dataDir, int port, String classpath, String heap, boolean exitWithParent,
+                      boolean createTopics, Duration startTimeout) {
+            this(dataDir, port, classpath, heap, exitWithParent, createTopics, startTimeout, null);
+        }
 
         public static Config forTests(Path dataDir) {
             return new Config(dataDir, 0, System.getProperty("java.class.path"), "384m", true, true, Duration.ofSeconds(90));
+        }
+
+        /** This configuration with a SASL_PLAINTEXT client listener for {@code user}. */
+        public Config withSasl(SaslUser user) {
+            return new Config(dataDir, port, classpath, heap, exitWithParent, createTopics, startTimeout, user);
+        }
+
+        /** This configuration without creating Flotilla's topics: services must create them. */
+        public Config withoutTopics() {
+            return new Config(dataDir, port, classpath, heap, exitWithParent, false, startTimeout, sasl);
+        }
+    }
+
+    /**
+     * The one client identity of a SASL broker (mechanism PLAIN, as the JAAS {@code user_<name>} entry of
+     * the broker's listener). The broker also talks to itself with it.
+     */
+    public record SaslUser(String username, String password) {
+
+        public SaslUser {
+            if (username == null || username.isBlank() || password == null || password.isEmpty()
+                    || username.contains("\"") || password.contains("\"")) {
+                throw new IllegalArgumentException("a SASL user needs a name and a password without quotes");
+            }
+        }
+
+        /** The JAAS line a client logs in with. */
+        public String clientJaas() {
+            return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + username
+                    + "\" password=\"" + password + "\";";
         }
     }
 
@@ -92,7 +130,7 @@ public final class KafkaBroker implements AutoCloseable {
             process = pb.start();
             awaitReady();
             if (config.createTopics()) {
-                TopicAdmin.ensureTopics(bootstrapServers(), Topics.ALL, Duration.ofSeconds(30));
+                TopicAdmin.ensureTopics(clientConfig(), Topics.ALL, Optional.empty(), Duration.ofSeconds(30));
             }
             log.info("Kafka broker up at {} in {} ms (pid {}, log {})", bootstrapServers(),
                     Duration.between(begin, Instant.now()).toMillis(), process.pid(), logFile());
@@ -108,6 +146,34 @@ public final class KafkaBroker implements AutoCloseable {
 
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
+    }
+
+    /** What a client needs to connect: the bootstrap address and, for a SASL broker, its security settings. */
+    public Map<String, Object> clientConfig() {
+        Map<String, Object> conf = new java.util.HashMap<>();
+        conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        if (config.sasl() != null) {
+            conf.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+            conf.put("sasl.mechanism", "PLAIN");
+            conf.put("sasl.jaas.config", config.sasl().clientJaas());
+        }
+        return Map.copyOf(conf);
+    }
+
+    /**
+     * {@link #clientConfig()} as Spring Boot properties ({@code spring.kafka.bootstrap-servers},
+     * {@code spring.kafka.security.protocol}, {@code spring.kafka.properties.sasl.*}), which is how every
+     * Flotilla service is pointed at this broker.
+     */
+    public Map<String, String> springProperties() {
+        Map<String, String> p = new java.util.LinkedHashMap<>();
+        p.put("spring.kafka.bootstrap-servers", bootstrapServers());
+        if (config.sasl() != null) {
+            p.put("spring.kafka.security.protocol", "SASL_PLAINTEXT");
+            p.put("spring.kafka.properties.sasl.mechanism", "PLAIN");
+            p.put("spring.kafka.properties.sasl.jaas.config", config.sasl().clientJaas());
+        }
+        return p;
     }
 
     public int port() {
@@ -152,10 +218,10 @@ public final class KafkaBroker implements AutoCloseable {
 
     private void awaitReady() {
         long deadline = System.nanoTime() + config.startTimeout().toNanos();
-        Map<String, Object> conf = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000,
-                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        Map<String, Object> conf = new java.util.HashMap<>(clientConfig());
+        conf.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
+        conf.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
+        conf.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
         try (Admin admin = Admin.create(conf)) {
             while (true) {
                 if (!process.isAlive()) {
@@ -180,11 +246,20 @@ public final class KafkaBroker implements AutoCloseable {
         Properties p = new Properties();
         p.setProperty("process.roles", "broker,controller");
         p.setProperty("node.id", "1");
-        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        String client = config.sasl() == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
+        p.setProperty("listeners", client + "://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.setProperty("advertised.listeners", client + "://127.0.0.1:" + port);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
-        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.setProperty("inter.broker.listener.name", client);
+        p.setProperty("listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
+        if (config.sasl() != null) {
+            SaslUser u = config.sasl();
+            p.setProperty("sasl.enabled.mechanisms", "PLAIN");
+            p.setProperty("sasl.mechanism.inter.broker.protocol", "PLAIN");
+            p.setProperty("listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + u.username()
+                            + "\" password=\"" + u.password() + "\" user_" + u.username() + "=\"" + u.password() + "\";");
+        }
         p.setProperty("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
         p.setProperty("log.dirs", config.dataDir().resolve("data").toAbsolutePath().toString());
         p.setProperty("num.partitions", "1");

@@ -21,9 +21,25 @@ import java.util.Map;
  * @param simSpeedup      simulated engines run this many times faster than their timing model
  * @param model           the served model: its name, tokenizer and block size go to the gateway, every
  *                        worker and the planner alike, so they hash blocks in one namespace
+ * @param routers         router replicas (1 … {@link Ports#MAX_ROUTERS}); they share bookings over
+ *                        flotilla.router-sync and the gateway is given every one of them
+ * @param kafkaConfig     a properties file of {@code spring.kafka.*} client settings (security protocol, SASL,
+ *                        TLS) every service imports ({@code --spring.config.import}, so no secret appears on a
+ *                        command line); null for none
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
+                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers,
+                            java.nio.file.Path kafkaConfig) {
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null);
+    }
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, routers, null);
+    }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir) {
@@ -37,6 +53,9 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
 
     public ClusterLayout {
         java.util.Objects.requireNonNull(model, "model");
+        if (routers < 1 || routers > Ports.MAX_ROUTERS) {
+            throw new IllegalArgumentException("routers must be between 1 and " + Ports.MAX_ROUTERS + ": " + routers);
+        }
     }
 
     static final String SERVICE_HEAP = "256m";
@@ -71,25 +90,23 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     /** As {@link #services(PlannerOptions)}, worker n in front of {@code engines}' engine n when they are external. */
     public List<ServiceSpec> services(PlannerOptions planner, ExternalEngines engines) {
         List<ServiceSpec> out = new ArrayList<>();
-        String kafka = "--spring.kafka.bootstrap-servers=" + kafkaBootstrap;
+        List<String> kafka = kafkaArgs();
         out.add(new ServiceSpec("kv-indexer", "kv-indexer-service",
                 ports("grpc", Ports.INDEXER_GRPC, "mgmt", Ports.INDEXER_MANAGEMENT), Ports.INDEXER_MANAGEMENT,
-                List.of(kafka, "--server.port=" + Ports.INDEXER_MANAGEMENT, "--flotilla.indexer.grpc-port=" + Ports.INDEXER_GRPC,
+                with(kafka, "--server.port=" + Ports.INDEXER_MANAGEMENT, "--flotilla.indexer.grpc-port=" + Ports.INDEXER_GRPC,
                         "--flotilla.indexer.snapshot-dir=" + stateDir.resolve("indexer")), SERVICE_HEAP));
-        out.add(new ServiceSpec("router", "router-service",
-                ports("grpc", Ports.ROUTER_GRPC, "mgmt", Ports.ROUTER_MANAGEMENT), Ports.ROUTER_MANAGEMENT,
-                List.of(kafka, "--server.port=" + Ports.ROUTER_MANAGEMENT, "--flotilla.router.grpc-port=" + Ports.ROUTER_GRPC,
-                        "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
-                SERVICE_HEAP));
+        for (int n = 0; n < routers; n++) {
+            out.add(router(n));
+        }
         out.add(new ServiceSpec("planner", "planner-service",
                 ports("http", Ports.PLANNER_HTTP), Ports.PLANNER_MANAGEMENT,
                 plannerArgs(kafka, planner), SERVICE_HEAP));
         for (int n = 0; n < workerCount(); n++) {
             out.add(worker(n, engines));
         }
-        List<String> gateway = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
+        List<String> gateway = new ArrayList<>(with(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
                 "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
-                "--flotilla.gateway.router-address=127.0.0.1:" + Ports.ROUTER_GRPC));
+                "--flotilla.gateway.router-address=" + routerAddresses()));
         gateway.addAll(model.gatewayArgs());
         out.add(new ServiceSpec("gateway", "gateway-service",
                 ports("http", Ports.GATEWAY_HTTP, "mgmt", Ports.GATEWAY_MANAGEMENT), Ports.GATEWAY_MANAGEMENT,
@@ -97,8 +114,47 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         return out;
     }
 
-    private List<String> plannerArgs(String kafka, PlannerOptions planner) {
-        List<String> args = new ArrayList<>(List.of(kafka, "--server.port=" + Ports.PLANNER_HTTP));
+    /** Router replica n as its own process (named, ported by {@link Ports#routerName} and friends). */
+    public ServiceSpec router(int n) {
+        if (n < 0 || n >= routers) {
+            throw new IllegalArgumentException("this cluster has " + routers + " router" + (routers == 1 ? "" : "s")
+                    + " (0 … " + (routers - 1) + "), not router " + n);
+        }
+        return new ServiceSpec(Ports.routerName(n), "router-service",
+                ports("grpc", Ports.routerGrpc(n), "mgmt", Ports.routerManagement(n)), Ports.routerManagement(n),
+                with(kafkaArgs(), "--server.port=" + Ports.routerManagement(n),
+                        "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + Ports.routerGrpc(n),
+                        "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
+                SERVICE_HEAP);
+    }
+
+    /** Every router's gRPC address, comma-separated: the gateway's {@code flotilla.gateway.router-address}. */
+    public String routerAddresses() {
+        List<String> out = new ArrayList<>();
+        for (int n = 0; n < routers; n++) {
+            out.add("127.0.0.1:" + Ports.routerGrpc(n));
+        }
+        return String.join(",", out);
+    }
+
+    /** The Kafka settings every service gets: the bootstrap address and, with a client config file, its import. */
+    List<String> kafkaArgs() {
+        List<String> args = new ArrayList<>();
+        args.add("--spring.kafka.bootstrap-servers=" + kafkaBootstrap);
+        if (kafkaConfig != null) {
+            args.add("--spring.config.import=file:" + kafkaConfig.toAbsolutePath());
+        }
+        return args;
+    }
+
+    private static List<String> with(List<String> first, String... rest) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(rest));
+        return all;
+    }
+
+    private List<String> plannerArgs(List<String> kafka, PlannerOptions planner) {
+        List<String> args = new ArrayList<>(with(kafka, "--server.port=" + Ports.PLANNER_HTTP));
         args.addAll(model.plannerArgs());
         args.addAll(planner.args(simSpeedup));
         return args;
@@ -120,7 +176,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     }
 
     private List<String> workerArgs(int n) {
-        return List.of("--spring.kafka.bootstrap-servers=" + kafkaBootstrap,
+        return with(kafkaArgs(),
                 "--server.port=" + Ports.workerManagement(n),
                 "--flotilla.worker.index=" + n,
                 "--flotilla.worker.id=" + Ports.workerId(n),

@@ -17,11 +17,18 @@ import java.util.List;
  * @param kvEvents       the engines' ZMQ KV event PUB endpoints; empty: no KV events
  * @param kvEventsReplay the engines' ZMQ replay endpoints; empty: gaps resync the workers' views
  * @param servedModel    the model name the engines serve, or null for the workers' model ({@code --model})
+ * @param engine         the adapter: {@code openai-http} (vLLM's OpenAI-compatible API) or {@code sglang}
+ *                       (SGLang's native {@code /generate})
  */
-public record ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel) {
+public record ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel,
+                              String engine) {
 
     /** Every worker runs a simulated engine. */
     public static final ExternalEngines NONE = new ExternalEngines(List.of(), List.of(), List.of(), null);
+
+    public ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel) {
+        this(urls, kvEvents, kvEventsReplay, servedModel, "openai-http");
+    }
 
     public ExternalEngines {
         urls = List.copyOf(urls);
@@ -32,7 +39,7 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
     /**
      * From the command line, checked against the cluster's {@code workers}.
      *
-     * @param engine sim or openai-http
+     * @param engine sim, openai-http or sglang
      * @throws LauncherException with a one-line reason when the flags do not fit together
      */
     public static ExternalEngines parse(String engine, String urls, String kvEvents, String kvEventsReplay,
@@ -40,15 +47,15 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
         if ("sim".equals(engine)) {
             if (urls != null || kvEvents != null || kvEventsReplay != null || servedModel != null) {
                 throw new LauncherException("--engine-url, --kv-events, --kv-events-replay and --served-model need "
-                        + "--engine openai-http");
+                        + "--engine openai-http or --engine sglang");
             }
             return NONE;
         }
-        if (!"openai-http".equals(engine)) {
-            throw new LauncherException("--engine must be sim or openai-http, not " + engine);
+        if (!"openai-http".equals(engine) && !"sglang".equals(engine)) {
+            throw new LauncherException("--engine must be sim, openai-http or sglang, not " + engine);
         }
         if (urls == null) {
-            throw new LauncherException("--engine openai-http needs --engine-url with one URL per worker (" + workers + ")");
+            throw new LauncherException("--engine " + engine + " needs --engine-url with one URL per worker (" + workers + ")");
         }
         List<String> u = list("--engine-url", urls, "engine URL", workers);
         u.forEach(ExternalEngines::checkUrl);
@@ -62,7 +69,7 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
         if (servedModel != null && servedModel.isBlank()) {
             throw new LauncherException("--served-model must not be blank");
         }
-        return new ExternalEngines(u, k, r, servedModel);
+        return new ExternalEngines(u, k, r, servedModel, engine);
     }
 
     public boolean external() {
@@ -78,7 +85,7 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
             throw new LauncherException("worker-" + n + " has no external engine (--engine-url names " + urls.size() + ")");
         }
         List<String> args = new ArrayList<>();
-        args.add("--flotilla.worker.engine=openai-http");
+        args.add("--flotilla.worker.engine=" + engine);
         args.add("--flotilla.worker.http.url=" + urls.get(n));
         if (!kvEvents.isEmpty()) {
             args.add("--flotilla.worker.http.kv-events=" + kvEvents.get(n));
@@ -94,7 +101,7 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
 
     /** Records these settings in the cluster state, so start-worker starts a worker in front of the same engine. */
     void save(ClusterState state) {
-        state.setLayout("engine", external() ? "openai-http" : "sim");
+        state.setLayout("engine", external() ? engine : "sim");
         state.setLayout("engine-urls", String.join(",", urls));
         state.setLayout("kv-events", String.join(",", kvEvents));
         state.setLayout("kv-events-replay", String.join(",", kvEventsReplay));
@@ -103,12 +110,13 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
 
     /** The settings {@link #save} recorded; {@link #NONE} for clusters recorded without them. */
     static ExternalEngines load(ClusterState state) {
-        if (!"openai-http".equals(state.layout("engine", "sim"))) {
+        String engine = state.layout("engine", "sim");
+        if ("sim".equals(engine)) {
             return NONE;
         }
         String model = state.layout("served-model", "");
         return new ExternalEngines(split(state.layout("engine-urls", "")), split(state.layout("kv-events", "")),
-                split(state.layout("kv-events-replay", "")), model.isEmpty() ? null : model);
+                split(state.layout("kv-events-replay", "")), model.isEmpty() ? null : model, engine);
     }
 
     private static List<String> list(String flag, String value, String what, int workers) {

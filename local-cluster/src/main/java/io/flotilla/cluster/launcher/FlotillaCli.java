@@ -14,8 +14,9 @@ import java.util.concurrent.CountDownLatch;
 /** {@code bin/flotilla}: start, inspect and stop the local cluster. */
 @Command(name = "flotilla", mixinStandardHelpOptions = true, version = "flotilla 0.1.0",
         description = "Runs a local Flotilla cluster: a real Kafka broker and every service as its own JVM.",
-        subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class,
-                FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.CheckIdle.class})
+        subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class, KafkaCommand.class,
+                FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.KillRouter.class,
+                FlotillaCli.StartRouter.class, FlotillaCli.CheckIdle.class})
 public final class FlotillaCli {
 
     static Path home() {
@@ -51,8 +52,15 @@ public final class FlotillaCli {
         int decode;
         @Option(names = "--router-mode", defaultValue = "kv", description = "kv, load, round-robin or random (default ${DEFAULT-VALUE}).")
         String routerMode;
+        @Option(names = "--routers", defaultValue = "1",
+                description = "Router replicas sharing bookings over Kafka; the gateway is given all of them (default ${DEFAULT-VALUE}).")
+        int routers;
         @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
         String kafka;
+        @Option(names = "--kafka-config", paramLabel = "FILE",
+                description = "Properties file of spring.kafka.* client settings (security.protocol, properties.sasl.*, ssl.*) "
+                        + "every service imports, e.g. the client.properties `flotilla kafka` writes.")
+        Path kafkaConfig;
         @Option(names = "--timeout", defaultValue = "180", description = "Seconds to wait for every service to be healthy.")
         int timeoutSeconds;
         @Option(names = "--sim-speedup", defaultValue = "1.0",
@@ -68,10 +76,10 @@ public final class FlotillaCli {
                 description = "Any other flotilla.planner setting, e.g. scaling.min-stable=20s or aggregated.max=4 (repeatable).")
         List<String> plannerOpts = new java.util.ArrayList<>();
         @Option(names = "--engine", defaultValue = "sim",
-                description = "Engine of every worker: sim (built-in simulation) or openai-http (an external vLLM/SGLang server per worker; default ${DEFAULT-VALUE}).")
+                description = "Engine of every worker: sim (built-in simulation), openai-http (an external vLLM server per worker, OpenAI API) or sglang (an external SGLang server per worker, native /generate API); default ${DEFAULT-VALUE}.")
         String engine;
         @Option(names = "--engine-url", paramLabel = "URL[,URL...]",
-                description = "With --engine openai-http: the engines' base URLs, one per worker, in worker order (prefill workers first).")
+                description = "With --engine openai-http or sglang: the engines' base URLs, one per worker, in worker order (prefill workers first).")
         String engineUrls;
         @Option(names = "--kv-events", paramLabel = "tcp://HOST:PORT[,...]",
                 description = "The engines' ZMQ KV event endpoints, one per worker (vLLM --kv-events-config endpoint).")
@@ -89,7 +97,7 @@ public final class FlotillaCli {
                         + "tokenizes --model with it and the workers hash in its tokenizer's namespace (default: cl100k_base and ChatML).")
         String modelDir;
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
-                description = "Tokens per KV block the workers hash with; with --engine openai-http it must equal the engines' --block-size (default 16).")
+                description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
         @Option(names = "--tool-parser", paramLabel = "NAME",
                 description = "How the model writes tool calls: hermes (the default with the built-in ChatML template), "
@@ -114,6 +122,9 @@ public final class FlotillaCli {
             if ((prefill > 0) != (decode > 0)) {
                 throw new LauncherException("--prefill and --decode must both be positive for a P/D cluster");
             }
+            if (routers < 1 || routers > io.flotilla.protocol.Ports.MAX_ROUTERS) {
+                throw new LauncherException("--routers must be between 1 and " + io.flotilla.protocol.Ports.MAX_ROUTERS);
+            }
             if (!List.of("kv", "load", "round-robin", "random").contains(routerMode)) {
                 throw new LauncherException("--router-mode must be kv, load, round-robin or random, not " + routerMode);
             }
@@ -133,9 +144,13 @@ public final class FlotillaCli {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
             }
+            Path clientConfig = kafkaConfig == null ? null : KafkaClientFile.check(workingDir().resolve(kafkaConfig));
+            if (clientConfig != null && kafka == null) {
+                throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
+            }
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, clientConfig, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");
@@ -213,6 +228,34 @@ public final class FlotillaCli {
         public Integer call() {
             RunningService w = new LocalCluster(home(), System.out).startWorker(n, Duration.ofSeconds(timeoutSeconds));
             System.out.println("started " + w.name() + " (pid " + w.pid() + ", " + w.ports() + ")");
+            return 0;
+        }
+    }
+
+    @Command(name = "kill-router", description = "SIGKILL router replica N (failure drills; 0 is the first).")
+    static final class KillRouter implements Callable<Integer> {
+        @Parameters(paramLabel = "N", description = "Router number.")
+        int n;
+
+        @Override
+        public Integer call() {
+            RunningService r = new LocalCluster(home(), System.out).killRouter(n);
+            System.out.println("killed " + r.name() + " (pid " + r.pid() + ")");
+            return 0;
+        }
+    }
+
+    @Command(name = "start-router", description = "Start router replica N (again) and wait until it is healthy.")
+    static final class StartRouter implements Callable<Integer> {
+        @Parameters(paramLabel = "N", description = "Router number.")
+        int n;
+        @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for health.")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() {
+            RunningService r = new LocalCluster(home(), System.out).startRouter(n, Duration.ofSeconds(timeoutSeconds));
+            System.out.println("started " + r.name() + " (pid " + r.pid() + ", " + r.ports() + ")");
             return 0;
         }
     }

@@ -85,12 +85,51 @@ public final class LocalCluster {
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1, null,
+                timeout);
+    }
+
+    /**
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, Duration)},
+     * with {@code routers} router replicas sharing bookings over flotilla.router-sync; the gateway is given all.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   int routers, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
+                null, timeout);
+    }
+
+    /**
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, Duration)},
+     * every service importing {@code kafkaConfig} (a properties file of {@code spring.kafka.*} client settings:
+     * security protocol, SASL, TLS) when it is not null.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   Path kafkaConfig, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1,
+                kafkaConfig, timeout);
+    }
+
+    /**
+     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
+     * given all), every service importing {@code kafkaConfig} when it is not null.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   int routers, Path kafkaConfig, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
             String kafkaAddress = externalKafka == null ? "127.0.0.1:" + Ports.KAFKA : externalKafka;
-            ClusterLayout layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                    model);
+            ClusterLayout layout;
+            try {
+                layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
+                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize());
+            } catch (IllegalArgumentException e) {
+                throw new LauncherException(e.getMessage());
+            }
             checkPortsFree(layout, externalKafka == null);
             record(state, layout, planner, engines);
             Instant begin = Instant.now();
@@ -129,7 +168,9 @@ public final class LocalCluster {
         state.setLayout("prefill", Integer.toString(layout.prefill()));
         state.setLayout("decode", Integer.toString(layout.decode()));
         state.setLayout("router-mode", layout.routerMode());
+        state.setLayout("routers", Integer.toString(layout.routers()));
         state.setLayout("kafka", layout.kafkaBootstrap());
+        state.setLayout("kafka-config", layout.kafkaConfig() == null ? "" : layout.kafkaConfig().toString());
         state.setLayout("sim-speedup", Double.toString(layout.simSpeedup()));
         state.setLayout("planner", planner.connector());
         engines.save(state);
@@ -141,7 +182,9 @@ public final class LocalCluster {
         return new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
                 Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
-                Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state));
+                Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state),
+                Integer.parseInt(state.layout("routers", "1")),
+                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")));
     }
 
     /** The recorded state, after checking that none of its processes still runs. */
@@ -179,18 +222,27 @@ public final class LocalCluster {
 
     /** SIGKILL worker n, for failure drills. */
     public RunningService killWorker(int n) {
+        return kill(Ports.workerId(n));
+    }
+
+    /** SIGKILL router replica n, for failure drills. */
+    public RunningService killRouter(int n) {
+        return kill(routerName(n));
+    }
+
+    private RunningService kill(String name) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = ClusterState.load(stateDir);
-            RunningService w = state.get(Ports.workerId(n));
-            if (w == null || !w.alive()) {
-                throw new LauncherException(Ports.workerId(n) + " is not running");
+            RunningService s = state.get(name);
+            if (s == null || !s.alive()) {
+                throw new LauncherException(name + " is not running");
             }
-            w.handle().ifPresent(ProcessHandle::destroyForcibly);
+            s.handle().ifPresent(ProcessHandle::destroyForcibly);
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (w.alive() && System.nanoTime() < deadline) {
+            while (s.alive() && System.nanoTime() < deadline) {
                 ProcessControl.sleep(20);
             }
-            return w;
+            return s;
         }
     }
 
@@ -201,17 +253,33 @@ public final class LocalCluster {
      * scales a pool up by more than one).
      */
     public RunningService startWorker(int n, Duration timeout) {
+        return start(Ports.workerId(n), (layout, state) -> layout.worker(n, ExternalEngines.load(state)), timeout);
+    }
+
+    /** Starts router replica n (again), configured as {@code up} configured it, and waits until it is healthy. */
+    public RunningService startRouter(int n, Duration timeout) {
+        return start(routerName(n), (layout, state) -> {
+            try {
+                return layout.router(n);
+            } catch (IllegalArgumentException e) {
+                throw new LauncherException(e.getMessage());
+            }
+        }, timeout);
+    }
+
+    private RunningService start(String name, java.util.function.BiFunction<ClusterLayout, ClusterState, ServiceSpec> specOf,
+                                 Duration timeout) {
         RunningService s;
         try (LauncherLock ignored = LauncherLock.acquire(stateDir.resolve("launcher.lock"), START_LOCK_WAIT)) {
             ClusterState state = ClusterState.load(stateDir);
             if (state.isEmpty()) {
                 throw new LauncherException("no cluster is running; start one with bin/flotilla up");
             }
-            RunningService existing = state.get(Ports.workerId(n));
+            RunningService existing = state.get(name);
             if (existing != null && existing.alive()) {
-                throw new LauncherException(Ports.workerId(n) + " is already running (pid " + existing.pid() + ")");
+                throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
-            ServiceSpec spec = recordedLayout(state, stateDir).worker(n, ExternalEngines.load(state));
+            ServiceSpec spec = specOf.apply(recordedLayout(state, stateDir), state);
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");
@@ -234,11 +302,21 @@ public final class LocalCluster {
         return s;
     }
 
+    private static String routerName(int n) {
+        try {
+            return Ports.routerName(n);
+        } catch (IllegalArgumentException e) {
+            throw new LauncherException(e.getMessage());
+        }
+    }
+
     private RunningService startKafka() {
         Path dir = stateDir.resolve("kafka");
         KafkaBroker.deleteRecursively(dir); // every `up` starts from empty topics
+        // No topics and no auto-create: every service creates (or checks) the topics it writes, as against
+        // an operator's Kafka.
         KafkaBroker broker = new KafkaBroker(new KafkaBroker.Config(dir, Ports.KAFKA,
-                System.getProperty("java.class.path"), "384m", false, true, Duration.ofSeconds(90)));
+                System.getProperty("java.class.path"), "384m", false, false, Duration.ofSeconds(90)));
         broker.start();
         ProcessHandle h = ProcessHandle.of(broker.pid()).orElseThrow(() -> new LauncherException("Kafka exited at start"));
         return new RunningService(KAFKA, broker.pid(), h.info().startInstant().orElse(Instant.now()),
@@ -274,7 +352,7 @@ public final class LocalCluster {
             if (!pending.isEmpty() && Instant.now().isAfter(deadline)) {
                 RunningService s = pending.get(0);
                 throw new LauncherException(s.name() + " did not become healthy in time; see " + display(s.log())
-                        + tailOf(s));
+                        + ProcessControl.unhealthyComponents(s.managementPort()) + tailOf(s));
             }
             ProcessControl.sleep(250);
         }

@@ -149,6 +149,9 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
                 "--flotilla.worker.model=" + name,
                 "--flotilla.worker.tokenizer-id=" + tokenizerId,
                 "--flotilla.worker.sim.block-size=" + blockSize));
+        if (modelDir != null) { // registered with the worker: where a gateway can load the tokenizer
+            args.add("--flotilla.worker.tokenizer-source=" + modelDir);
+        }
         if (vocabSize != null) {
             args.add("--flotilla.worker.sim.vocab-size=" + vocabSize);
             args.add("--flotilla.worker.sim.eos-token-id=" + eosTokenId);

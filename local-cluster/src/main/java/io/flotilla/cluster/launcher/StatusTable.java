@@ -11,10 +11,17 @@ final class StatusTable {
     }
 
     static void print(PrintStream out, List<RunningService> services, Path root) {
-        String fmt = "%-12s %-8s %-10s %-34s %s%n";
-        out.printf(fmt, "SERVICE", "PID", "STATE", "PORTS", "LOG");
+        String fmt = "%-12s %-8s %-10s %-8s %-34s %s%n";
+        out.printf(fmt, "SERVICE", "PID", "STATE", "KAFKA", "PORTS", "LOG");
         for (RunningService s : services) {
-            out.printf(fmt, s.name(), s.pid(), state(s), s.ports(), relative(root, s.log()));
+            out.printf(fmt, s.name(), s.pid(), state(s), s.managementPort() == 0 ? "" : ProcessControl.component(
+                    s.managementPort(), "kafka"), s.ports(), relative(root, s.log()));
+        }
+        String problems = services.stream().filter(s -> s.managementPort() > 0 && s.alive())
+                .map(s -> ProcessControl.unhealthyComponents(s.managementPort()).replace("\n  health ", "\n  " + s.name() + " "))
+                .filter(p -> !p.isEmpty()).reduce("", String::concat);
+        if (!problems.isEmpty()) {
+            out.println("not UP:" + problems);
         }
     }
 

@@ -39,6 +39,34 @@ class ClusterLayoutTest {
         assertThat(layout.worker(0).args()).contains("--flotilla.worker.role=prefill");
     }
 
+    @Test
+    void twoRoutersHaveTheirOwnNamesAndPortsAndTheGatewayIsGivenBoth() {
+        ClusterLayout layout = new ClusterLayout(2, 0, 0, "kv", "k:9092", STATE, 1.0, ServedModel.DEFAULT, 2);
+        List<ServiceSpec> services = layout.services();
+        assertThat(services).extracting(ServiceSpec::name)
+                .containsExactly("kv-indexer", "router", "router-1", "planner", "worker-0", "worker-1", "gateway");
+        assertThat(byName(services, "router").ports()).containsEntry("grpc", 7001).containsEntry("mgmt", 8082);
+        assertThat(byName(services, "router-1").ports()).containsEntry("grpc", 7011).containsEntry("mgmt", 8091);
+        assertThat(byName(services, "router-1").args()).contains("--flotilla.router.name=router-1",
+                "--flotilla.router.grpc-port=7011", "--server.port=8091", "--flotilla.router.mode=kv");
+        assertThat(byName(services, "router").args()).contains("--flotilla.router.name=router");
+        assertThat(byName(services, "gateway").args())
+                .contains("--flotilla.gateway.router-address=127.0.0.1:7001,127.0.0.1:7011");
+        assertThat(layout.router(1)).isEqualTo(byName(services, "router-1"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> layout.router(2))
+                .hasMessage("this cluster has 2 routers (0 … 1), not router 2");
+    }
+
+    @Test
+    void oneRouterIsTheDefaultAndTheGatewayGetsItAlone() {
+        ClusterLayout layout = new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE);
+        assertThat(layout.routers()).isEqualTo(1);
+        assertThat(byName(layout.services(), "gateway").args()).contains("--flotilla.gateway.router-address=127.0.0.1:7001");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 1.0, ServedModel.DEFAULT, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     private static ServiceSpec byName(List<ServiceSpec> services, String name) {
         return services.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
     }

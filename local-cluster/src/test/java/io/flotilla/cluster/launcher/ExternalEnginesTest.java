@@ -75,14 +75,24 @@ class ExternalEnginesTest {
             not http                      | openai-http | http://a:1,ftp://b:1      | -                     | -            | -      | --engine-url: ftp://b:1 is not an http:// or https:// URL with a host
             not a ZMQ endpoint            | openai-http | http://a:1,http://b:1     | tcp://a:1,http://b:2  | -            | -      | --kv-events: http://b:2 is not a ZMQ endpoint (tcp://HOST:PORT or ipc://PATH)
             blank served model            | openai-http | http://a:1,http://b:1     | -                     | -            | ' '    | --served-model must not be blank
-            engine flags on sim workers   | sim         | http://a:1,http://b:1     | -                     | -            | -      | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http
-            served model on sim workers   | sim         | -                         | -                     | -            | served | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http
-            unknown engine                | vllm        | http://a:1,http://b:1     | -                     | -            | -      | --engine must be sim or openai-http, not vllm
+            engine flags on sim workers   | sim         | http://a:1,http://b:1     | -                     | -            | -      | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http or --engine sglang
+            served model on sim workers   | sim         | -                         | -                     | -            | served | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http or --engine sglang
+            unknown engine                | vllm        | http://a:1,http://b:1     | -                     | -            | -      | --engine must be sim, openai-http or sglang, not vllm
             """)
     void flagsThatDoNotFitAreRefusedInOneLine(String name, String engine, String urls, String kv, String replay,
                                               String servedModel, String message) {
         assertThatThrownBy(() -> ExternalEngines.parse(engine, urls, kv, replay, servedModel, 2))
                 .isInstanceOf(LauncherException.class).hasMessage(message);
+    }
+
+    @Test
+    void sglangWorkersGetTheNativeAdapter(@TempDir Path dir) {
+        ExternalEngines engines = ExternalEngines.parse("sglang", "http://a:1", "tcp://a:5557", null, null, 1);
+        assertThat(engines.workerArgs(0)).contains("--flotilla.worker.engine=sglang", "--flotilla.worker.http.url=http://a:1");
+        ClusterState state = ClusterState.load(dir);
+        engines.save(state);
+        state.save();
+        assertThat(ExternalEngines.load(ClusterState.load(dir))).isEqualTo(engines);
     }
 
     @Test

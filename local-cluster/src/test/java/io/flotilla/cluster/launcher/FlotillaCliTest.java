@@ -23,6 +23,12 @@ class FlotillaCliTest {
     }
 
     @Test
+    void routersDefaultToOneAndTheFlagSetsThem() {
+        assertThat(up().routers).isEqualTo(1);
+        assertThat(up("--routers", "2").routers).isEqualTo(2);
+    }
+
+    @Test
     void engineBlockSizeIsTheOldNameOfBlockSize() {
         assertThat(up("--engine-block-size", "64").blockSize).isEqualTo(64);
     }

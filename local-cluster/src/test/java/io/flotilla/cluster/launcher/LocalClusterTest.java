@@ -71,6 +71,27 @@ class LocalClusterTest {
         assertThatThrownBy(() -> cluster.killWorker(1)).hasMessage("worker-1 is not running");
         assertThatThrownBy(() -> cluster.startWorker(1, Duration.ofSeconds(1)))
                 .hasMessage("no cluster is running; start one with bin/flotilla up");
+        assertThatThrownBy(() -> cluster.killRouter(1)).hasMessage("router-1 is not running");
+        assertThatThrownBy(() -> cluster.startRouter(1, Duration.ofSeconds(1)))
+                .hasMessage("no cluster is running; start one with bin/flotilla up");
         assertThat(cluster.down(Duration.ofSeconds(1))).isZero();
+    }
+
+    @Test
+    void theRouterCountIsRecordedAndStartRouterKeepsToIt(@TempDir Path root) {
+        Path stateDir = root.resolve(".flotilla");
+        ClusterState state = ClusterState.load(stateDir);
+        ClusterLayout layout = new ClusterLayout(2, 0, 0, "load", "k:9092", stateDir, 1.0, ServedModel.DEFAULT, 2);
+        LocalCluster.record(state, layout, PlannerOptions.SHADOW, ExternalEngines.NONE);
+        state.put(new RunningService("router", Long.MAX_VALUE, null, "grpc=7001", 8082, root.resolve("router.log")));
+        state.save();
+
+        ClusterLayout recorded = LocalCluster.recordedLayout(ClusterState.load(stateDir), stateDir);
+        assertThat(recorded.routers()).isEqualTo(2);
+        assertThat(recorded.router(1)).isEqualTo(layout.router(1));
+        LocalCluster cluster = new LocalCluster(root, stateDir, new PrintStream(new ByteArrayOutputStream()));
+        assertThatThrownBy(() -> cluster.startRouter(2, Duration.ofSeconds(1)))
+                .isInstanceOf(LauncherException.class).hasMessage("this cluster has 2 routers (0 … 1), not router 2");
+        assertThatThrownBy(() -> cluster.killRouter(10)).isInstanceOf(LauncherException.class);
     }
 }

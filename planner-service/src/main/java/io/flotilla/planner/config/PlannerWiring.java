@@ -20,6 +20,9 @@ import io.flotilla.planner.service.KafkaDecisionSink;
 import io.flotilla.planner.service.ObservationFeed;
 import io.flotilla.planner.service.PlannerLoop;
 import io.flotilla.planner.service.PlannerMetrics;
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.kafka.boot.KafkaFeeds;
+import io.flotilla.kafka.boot.KafkaTopicUse;
 import io.flotilla.protocol.kafka.ProtoDeserializer;
 import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
@@ -31,7 +34,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -133,8 +135,23 @@ class PlannerWiring {
     }
 
     @Bean(destroyMethod = "close")
-    Producer<String, Object> plannerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        return ProtoProducers.create(bootstrap, "flotilla-planner", 500, Map.of());
+    Producer<String, Object> plannerProducer(KafkaClients kafka) {
+        return ProtoProducers.create(kafka.producer(), "flotilla-planner", 500, Map.of());
+    }
+
+    @Bean
+    KafkaFeeds plannerKafkaFeeds() {
+        return new KafkaFeeds();
+    }
+
+    /**
+     * The planner writes its decisions; it reads membership, load and request records, and is ready once it
+     * has read membership (it plans nothing sensible before).
+     */
+    @Bean
+    KafkaTopicUse plannerKafkaTopics(KafkaFeeds feeds) {
+        return new KafkaTopicUse(List.of(Topics.PLANNER_DECISIONS), List.of(Topics.WORKERS, Topics.WORKER_LOAD, Topics.REQUESTS),
+                () -> feeds.loaded(Topics.WORKERS.name()), feeds::problems);
     }
 
     /** Holds the membership tailer once started, so the loop can ask whether the feed is healthy. */
@@ -157,7 +174,8 @@ class PlannerWiring {
     @Bean
     SmartLifecycle plannerFeeds(PlannerLoop loop, ObservationFeed feed, PlannerProperties p,
                                 AtomicReference<TopicTailer<WorkerStatus>> membershipTailer,
-                                @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
+                                KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
+        Map<String, Object> consumer = kafka.consumer();
         return new SmartLifecycle() {
             private List<TopicTailer<?>> tailers = List.of();
             private ScheduledExecutorService timer;
@@ -166,17 +184,17 @@ class PlannerWiring {
             @Override
             public void start() {
                 String clientId = "planner-" + Long.toHexString(new SecureRandom().nextLong());
-                TopicTailer<WorkerStatus> membership = new TopicTailer<>(clientId, bootstrap, Topics.WORKERS.name(),
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(clientId, consumer, Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                         TopicTailer.eachValue(feed::onStatus), clock);
-                TopicTailer<WorkerLoad> load = new TopicTailer<>(clientId, bootstrap, Topics.WORKER_LOAD.name(),
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(clientId, consumer, Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(feed::onLoad), clock);
-                TopicTailer<RequestRecord> requests = new TopicTailer<>(clientId, bootstrap, Topics.REQUESTS.name(),
+                TopicTailer<RequestRecord> requests = new TopicTailer<>(clientId, consumer, Topics.REQUESTS.name(),
                         new ProtoDeserializer.RequestRecords(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(feed::onRequest), clock);
                 membershipTailer.set(membership);
-                tailers = List.of(membership.start(), load.start(), requests.start());
+                tailers = List.of(feeds.add(membership).start(), feeds.add(load).start(), feeds.add(requests).start());
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "planner-timer");
                     t.setDaemon(true);
@@ -198,7 +216,10 @@ class PlannerWiring {
                 if (timer != null) {
                     timer.shutdownNow();
                 }
-                tailers.forEach(TopicTailer::close);
+                tailers.forEach(t -> {
+                    t.close();
+                    feeds.remove(t);
+                });
                 running = false;
             }
 

@@ -35,12 +35,15 @@ public final class GrpcEndpoint implements AutoCloseable {
     private final List<ServerInterceptor> interceptors;
     private final Set<String> inlineMethods;
     private final HealthStatusManager health = new HealthStatusManager();
+    private SharedEventLoop loop;
     private Server server;
 
     /**
      * @param inlineMethods full names of methods ({@code package.Service/Method}) whose handlers never
      *                      block: they run on the transport thread that read the call, which saves a
-     *                      thread hand-off per call; every other method runs on the default executor
+     *                      thread hand-off per call; every other method runs on the default executor.
+     *                      Only when every method is inline is that guaranteed for every call (the
+     *                      server then has no executor; the health service never blocks either)
      */
     public GrpcEndpoint(String name, String host, int port, List<BindableService> services,
                         List<ServerInterceptor> interceptors, Set<String> inlineMethods) {
@@ -61,6 +64,12 @@ public final class GrpcEndpoint implements AutoCloseable {
         this(name, host, port, services, List.of());
     }
 
+    /** Serves on {@code loop}'s thread (set before {@link #start()}): see {@link SharedEventLoop}. */
+    public synchronized GrpcEndpoint onLoop(SharedEventLoop loop) {
+        this.loop = loop;
+        return this;
+    }
+
     /** Binds and starts; fails with a message naming the port when it is taken. */
     public synchronized GrpcEndpoint start() {
         if (server != null) {
@@ -71,7 +80,14 @@ public final class GrpcEndpoint implements AutoCloseable {
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .addService(health.getHealthService());
-        if (!inlineMethods.isEmpty()) {
+        if (loop != null) {
+            loop.serve(builder);
+        }
+        if (!inlineMethods.isEmpty() && inlineMethods.containsAll(methodsOf(services))) {
+            // Every method inline: no executor at all. (A call executor supplier is not enough for that:
+            // gRPC looks the method up on its default executor first and may run the handler there.)
+            builder.directExecutor();
+        } else if (!inlineMethods.isEmpty()) {
             Executor inline = Runnable::run;
             builder.callExecutor(new ServerCallExecutorSupplier() {
                 @Override
@@ -91,6 +107,14 @@ public final class GrpcEndpoint implements AutoCloseable {
         }
         log.info("{} serving gRPC on {}:{}", name, host, port());
         return this;
+    }
+
+    private static Set<String> methodsOf(List<BindableService> services) {
+        Set<String> out = new java.util.HashSet<>();
+        for (BindableService s : services) {
+            s.bindService().getMethods().forEach(m -> out.add(m.getMethodDescriptor().getFullMethodName()));
+        }
+        return out;
     }
 
     /** The bound port (useful when started on port 0). */

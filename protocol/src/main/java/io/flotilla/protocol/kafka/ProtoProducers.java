@@ -21,23 +21,33 @@ public final class ProtoProducers {
     }
 
     /**
-     * @param clientId   shows up in broker logs and metrics
-     * @param maxBlockMs longest a send may block while metadata is unavailable
-     * @param overrides  further producer settings, applied last
+     * @param producerConfig the service's producer settings (bootstrap servers, security, anything from
+     *                       {@code spring.kafka.*}); they replace Flotilla's defaults key by key
+     * @param clientId       shows up in broker logs and metrics
+     * @param maxBlockMs     longest a send may block while metadata is unavailable
+     * @param required       settings the caller depends on (ordering, blocking), applied last
      */
-    public static Producer<String, Object> create(String bootstrapServers, String clientId, int maxBlockMs,
-                                                  Map<String, Object> overrides) {
+    public static Producer<String, Object> create(Map<String, Object> producerConfig, String clientId, int maxBlockMs,
+                                                  Map<String, Object> required) {
         Map<String, Object> conf = new HashMap<>();
-        conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        conf.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         conf.put(ProducerConfig.ACKS_CONFIG, "1");
         conf.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        conf.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs);
         conf.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
         conf.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        conf.putAll(overrides);
+        conf.putAll(producerConfig);
+        // serializers are given as instances below; class names from the configuration would only conflict
+        conf.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        conf.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        conf.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        conf.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs);
+        conf.putAll(required);
         @SuppressWarnings({"unchecked", "rawtypes"})
         Serializer<Object> values = (Serializer) new ProtoSerializer<>();
         return new KafkaProducer<>(conf, new StringSerializer(), values);
+    }
+
+    /** Settings of a client that knows nothing but the bootstrap address (tests, tools on a local broker). */
+    public static Map<String, Object> plaintext(String bootstrapServers) {
+        return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     }
 }

@@ -48,28 +48,37 @@ public final class TopicTailer<V> implements AutoCloseable {
     private volatile boolean assigned;
     private volatile long lag = -1;
     private volatile Map<TopicPartition, Long> positions = Map.of();
+    private volatile String lastFailure = "";
+    private volatile boolean caughtUpOnce;
 
     /**
-     * @param startOffsets explicit start offsets per partition (e.g. from a snapshot); partitions
-     *                     not in it start at {@code start}
+     * @param consumerConfig the service's consumer settings (bootstrap servers, security, anything from
+     *                       {@code spring.kafka.*}); the tailer's own defaults apply only to keys it leaves
+     *                       out, and the few the tailer depends on (no auto-commit, its client id) win
+     * @param startOffsets   explicit start offsets per partition (e.g. from a snapshot); partitions
+     *                       not in it start at {@code start}
      */
-    public TopicTailer(String clientId, String bootstrapServers, String topic, Deserializer<V> values, Start start,
-                       Map<TopicPartition, Long> startOffsets, Consumer<List<ConsumerRecord<String, V>>> handler,
-                       Clock clock) {
+    public TopicTailer(String clientId, Map<String, Object> consumerConfig, String topic, Deserializer<V> values,
+                       Start start, Map<TopicPartition, Long> startOffsets,
+                       Consumer<List<ConsumerRecord<String, V>>> handler, Clock clock) {
         this.topic = topic;
         this.handler = handler;
         this.clock = clock;
         this.start = start;
         this.startOffsets = Map.copyOf(startOffsets);
         Map<String, Object> conf = new HashMap<>();
-        conf.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        conf.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         conf.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
         conf.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
         conf.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2000);
         conf.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000);
         conf.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
+        conf.putAll(consumerConfig);
+        // manual assignment, no group: nothing to commit, and every replica reads everything
+        conf.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        conf.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
+        conf.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+        conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        conf.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + topic);
         this.consumer = new KafkaConsumer<>(conf, new StringDeserializer(), values);
         this.thread = new Thread(this::run, clientId + "-" + topic);
         this.thread.setDaemon(true);
@@ -104,6 +113,24 @@ public final class TopicTailer<V> implements AutoCloseable {
     /** Records between the consumer's position and the end of the topic, as of the last check; -1 unknown. */
     public long lag() {
         return lag;
+    }
+
+    /** The topic this tailer reads. */
+    public String topic() {
+        return topic;
+    }
+
+    /**
+     * Why the feed is unhealthy (the client's last exception, e.g. an authentication failure), or
+     * empty while it is healthy.
+     */
+    public String lastFailure() {
+        return healthy() ? "" : lastFailure;
+    }
+
+    /** True once the tailer has read up to the end of the topic at least once (state was loaded). */
+    public boolean caughtUpOnce() {
+        return caughtUpOnce;
     }
 
     /** Next offset to read per partition, as of the last poll. */
@@ -149,6 +176,7 @@ public final class TopicTailer<V> implements AutoCloseable {
         try {
             List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(2));
             if (infos == null || infos.isEmpty()) {
+                lastFailure = "topic " + topic + " does not exist";
                 return false;
             }
             List<TopicPartition> parts = infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
@@ -174,6 +202,7 @@ public final class TopicTailer<V> implements AutoCloseable {
             if (e instanceof WakeupException w) {
                 throw w;
             }
+            lastFailure = describe(e);
             return false;
         }
     }
@@ -191,6 +220,9 @@ public final class TopicTailer<V> implements AutoCloseable {
             }
             positions = Map.copyOf(pos);
             lag = total;
+            if (total == 0) {
+                caughtUpOnce = true;
+            }
             if (unhealthySinceMs >= 0) {
                 log.info("{}: Kafka answers again", topic);
             }
@@ -201,8 +233,13 @@ public final class TopicTailer<V> implements AutoCloseable {
             if (unhealthySinceMs < 0) {
                 log.warn("{}: Kafka does not answer ({}); treating the feed as unhealthy", topic, e.toString());
             }
+            lastFailure = describe(e);
             markUnhealthy();
         }
+    }
+
+    private static String describe(RuntimeException e) {
+        return KafkaFailures.describe(e);
     }
 
     private void markUnhealthy() {

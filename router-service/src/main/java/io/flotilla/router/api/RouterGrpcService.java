@@ -1,15 +1,19 @@
 package io.flotilla.router.api;
 
 import io.flotilla.protocol.v1.Ack;
+import io.flotilla.protocol.v1.CapacityUpdate;
 import io.flotilla.protocol.v1.ListWorkersRequest;
 import io.flotilla.protocol.v1.ListWorkersResponse;
 import io.flotilla.protocol.v1.RequestRef;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.RouterServiceGrpc;
+import io.flotilla.protocol.v1.WatchCapacityRequest;
 import io.flotilla.protocol.v1.WorkerFailure;
+import io.flotilla.router.service.CapacityPublisher;
 import io.flotilla.router.service.RouterEngine;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 /**
@@ -18,6 +22,7 @@ import io.grpc.stub.StreamObserver;
  * in-memory updates and a queue offer), so every call runs on the transport thread that read it
  * ({@link #INLINE_METHODS}). That also keeps one gateway's calls in the order it sent them: a
  * {@code Release} sent before the next {@code Route} is applied before that Route is priced.
+ * {@code WatchCapacity} only registers its stream; its updates are sent from the publisher's thread.
  */
 public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImplBase {
 
@@ -26,9 +31,11 @@ public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImpl
             .map(m -> m.getFullMethodName()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private final RouterEngine engine;
+    private final CapacityPublisher capacity;
 
-    public RouterGrpcService(RouterEngine engine) {
+    public RouterGrpcService(RouterEngine engine, CapacityPublisher capacity) {
         this.engine = engine;
+        this.capacity = capacity;
     }
 
     @Override
@@ -72,6 +79,12 @@ public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImpl
     public void listWorkers(ListWorkersRequest request, StreamObserver<ListWorkersResponse> observer) {
         observer.onNext(engine.listWorkers());
         observer.onCompleted();
+    }
+
+    /** The first message is the whole state, then the whole state after each change ({@link CapacityPublisher}). */
+    @Override
+    public void watchCapacity(WatchCapacityRequest request, StreamObserver<CapacityUpdate> observer) {
+        capacity.watch(request, (ServerCallStreamObserver<CapacityUpdate>) observer);
     }
 
     private static String validate(RouteRequest r) {

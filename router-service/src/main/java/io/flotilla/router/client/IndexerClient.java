@@ -6,7 +6,12 @@ import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.flotilla.protocol.v1.WorkerMatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.flotilla.protocol.grpc.SharedEventLoop;
 import io.grpc.ManagedChannel;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -22,9 +27,10 @@ import java.util.function.Consumer;
 
 /**
  * Asks the kv-indexer how many leading blocks of a prompt each worker holds. Every call has a
- * deadline (default 10 ms) and goes through a circuit breaker, so a slow or dead indexer costs the
- * request path at most one deadline and then nothing until the breaker half-opens. An empty answer
- * means "no overlap data": the router degrades, it never fails the request.
+ * deadline sized from the calls' recent latency ({@link DeadlineEstimator}: a multiple of the tail,
+ * between a floor and a ceiling) and goes through a circuit breaker, so a slow or dead indexer costs
+ * the request path at most one deadline and then nothing until the breaker half-opens. An empty
+ * answer means "no overlap data": the router degrades, it never fails the request.
  *
  * <p>{@link #findMatches(String, int, long[], Consumer)} does not block: the answer is handled on
  * the channel's I/O thread ({@code directExecutor}), so a Route costs no thread hand-off for the
@@ -32,25 +38,53 @@ import java.util.function.Consumer;
  */
 public final class IndexerClient implements AutoCloseable {
 
+    /** At debug level every call is logged with its latency: the raw material for sizing the deadline. */
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexerClient.class);
+
     private final ManagedChannel channel;
     private final IndexerServiceGrpc.IndexerServiceBlockingStub stub;
     private final IndexerServiceGrpc.IndexerServiceStub async;
-    private final Duration deadline;
+    private final DeadlineEstimator deadline;
     private final CircuitBreaker breaker;
     private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong missed = new AtomicLong();
 
+    private final Timer latency;
+
+    /** A client with a fixed deadline and metrics nobody reads. */
     public IndexerClient(String address, Duration deadline) {
-        this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor().build();
+        this(address, new DeadlineEstimator(DeadlineEstimator.Settings.fixed(deadline)), new SimpleMeterRegistry());
+    }
+
+    public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry) {
+        this(address, deadline, registry, null);
+    }
+
+    /**
+     * @param registry gets {@code flotilla.router.indexer.latency}: the answered calls, as the router waited for them
+     * @param loop     the I/O thread the channel runs on (the router's gRPC server's, so a Route's indexer call
+     *                 and its answer never change threads); null for gRPC's shared default
+     */
+    public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry, SharedEventLoop loop) {
+        this.latency = Timer.builder("flotilla.router.indexer.latency")
+                .description("FindMatches calls answered in time, from sent to answer handled (the router's side)")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(50_000))
+                .maximumExpectedValue(Duration.ofSeconds(1)).register(registry);
+        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor();
+        this.channel = (loop == null ? builder : loop.connect(builder)).build();
         this.stub = IndexerServiceGrpc.newBlockingStub(channel);
         this.async = IndexerServiceGrpc.newStub(channel);
         channel.getState(true); // connect now: the first FindMatches must not pay the connection setup
         this.deadline = deadline;
+        // The breaker is for an indexer that does not answer, not for one that is sometimes late: while
+        // more than one call in five is answered in time, asking is worth its deadline (at 50 % it opened
+        // on the misses of a cold start and threw away the answers of the calls it then skipped).
         this.breaker = CircuitBreaker.of("indexer", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
-                .slowCallDurationThreshold(deadline)
+                .failureRateThreshold(80)
+                .slowCallDurationThreshold(deadline.settings().ceiling())
                 .slowCallRateThreshold(80)
                 .waitDurationInOpenState(Duration.ofSeconds(2))
                 .permittedNumberOfCallsInHalfOpenState(3)
@@ -79,7 +113,8 @@ public final class IndexerClient implements AutoCloseable {
             req.addSeqHashes(h);
         }
         long start = System.nanoTime();
-        async.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).findMatches(req.build(), new StreamObserver<>() {
+        long budget = deadline.deadlineNanos();
+        async.withDeadlineAfter(budget, TimeUnit.NANOSECONDS).findMatches(req.build(), new StreamObserver<>() {
             private FindMatchesResponse response;
 
             @Override
@@ -89,14 +124,30 @@ public final class IndexerClient implements AutoCloseable {
 
             @Override
             public void onError(Throwable t) {
+                long took = System.nanoTime() - start;
                 errors.incrementAndGet();
-                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, t);
+                if (log.isDebugEnabled()) {
+                    log.debug("FindMatches of {} blocks failed after {} µs (deadline {} µs): {}", seqHashes.length,
+                            took / 1000, budget / 1000, Status.fromThrowable(t));
+                }
+                if (Status.fromThrowable(t).getCode() == Status.Code.DEADLINE_EXCEEDED) {
+                    missed.incrementAndGet();
+                    deadline.record(Math.max(took, budget)); // censored: it took at least its deadline
+                }
+                breaker.onError(took, TimeUnit.NANOSECONDS, t);
                 done.accept(Optional.empty());
             }
 
             @Override
             public void onCompleted() {
-                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                long took = System.nanoTime() - start;
+                deadline.record(took);
+                latency.record(took, TimeUnit.NANOSECONDS);
+                if (log.isDebugEnabled()) {
+                    log.debug("FindMatches of {} blocks answered in {} µs (deadline {} µs)", seqHashes.length, took / 1000,
+                            budget / 1000);
+                }
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
                 Map<String, Integer> out = new HashMap<>();
                 for (WorkerMatch m : response.getMatchesList()) {
                     out.put(m.getWorkerId(), m.getMatchedBlocks());
@@ -127,6 +178,16 @@ public final class IndexerClient implements AutoCloseable {
     /** Calls that failed or timed out (not counting those the open breaker skipped). */
     public long errors() {
         return errors.get();
+    }
+
+    /** Calls that missed their deadline (included in {@link #errors()}). */
+    public long missedDeadlines() {
+        return missed.get();
+    }
+
+    /** The deadline and the measured tail of the calls. */
+    public DeadlineEstimator deadline() {
+        return deadline;
     }
 
     public CircuitBreaker.State breakerState() {

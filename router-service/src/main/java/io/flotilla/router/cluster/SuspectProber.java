@@ -17,10 +17,13 @@ import java.util.concurrent.TimeUnit;
 public final class SuspectProber implements AutoCloseable {
 
     private final WorkerDirectory directory;
+    private final Runnable onCleared;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
 
-    public SuspectProber(WorkerDirectory directory) {
+    /** @param onCleared told after a worker is routable again (capacity returned) */
+    public SuspectProber(WorkerDirectory directory, Runnable onCleared) {
         this.directory = directory;
+        this.onCleared = onCleared;
     }
 
     /** Probes every suspect worker once; called periodically. */
@@ -35,6 +38,7 @@ public final class SuspectProber implements AutoCloseable {
                         .check(HealthCheckRequest.getDefaultInstance());
                 if (r.getStatus() == HealthCheckResponse.ServingStatus.SERVING) {
                     directory.clearSuspect(id);
+                    onCleared.run();
                 }
             } catch (RuntimeException stillDown) {
                 // stays suspect; the lease removes it if it never comes back

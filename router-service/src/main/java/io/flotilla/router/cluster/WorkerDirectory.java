@@ -160,6 +160,12 @@ public final class WorkerDirectory {
         return e == null ? null : e.status;
     }
 
+    /** The current epoch's last load report, or null. */
+    public synchronized WorkerLoad load(String workerId) {
+        Entry e = workers.get(workerId);
+        return e == null ? null : e.load;
+    }
+
     public synchronized int size() {
         return workers.size();
     }

@@ -1,6 +1,7 @@
 package io.flotilla.router.config;
 
 import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.flotilla.protocol.grpc.SharedEventLoop;
 import io.flotilla.router.api.RouterGrpcService;
 import io.grpc.BindableService;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,8 +15,11 @@ import java.util.List;
 class RouterGrpcConfig {
 
     @Bean(initMethod = "start", destroyMethod = "close")
-    GrpcEndpoint routerGrpcEndpoint(RouterProperties properties, ObjectProvider<BindableService> services) {
-        return new GrpcEndpoint("router", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList(),
+    GrpcEndpoint routerGrpcEndpoint(RouterProperties properties, ObjectProvider<BindableService> services,
+                                    ObjectProvider<SharedEventLoop> routerEventLoop) {
+        GrpcEndpoint endpoint = new GrpcEndpoint("router", "0.0.0.0", properties.grpcPort(), services.orderedStream().toList(),
                 List.of(), RouterGrpcService.INLINE_METHODS);
+        routerEventLoop.ifAvailable(endpoint::onLoop);
+        return endpoint;
     }
 }

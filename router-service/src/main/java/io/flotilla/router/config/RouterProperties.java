@@ -1,5 +1,7 @@
 package io.flotilla.router.config;
 
+import io.flotilla.router.client.DeadlineEstimator;
+import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -14,10 +16,19 @@ import java.time.Duration;
 /**
  * Router settings.
  *
+ * @param name                  this replica's name; its router id (in router-sync records, WatchCapacity updates and
+ *                              logs) is the name and a random suffix, unique per process start
  * @param grpcPort              port of the RouterService gRPC server
  * @param indexerAddress        host:port of the kv-indexer's IndexerService
  * @param mode                  routing mode at start-up: kv, load, round-robin or random
- * @param indexerDeadline       deadline of one FindMatches call; past it the router uses its own approximate index
+ * @param indexerDeadline       a fixed FindMatches deadline; unset (the default), the deadline adapts between
+ *                              {@code indexerDeadlineMin} and {@code indexerDeadlineMax}. Past the deadline the router
+ *                              uses its own approximate index
+ * @param indexerDeadlineMin    the adaptive deadline's floor
+ * @param indexerDeadlineMax    the adaptive deadline's ceiling, and the deadline before the first measurement
+ * @param indexerDeadlineQuantile the latency quantile the adaptive deadline follows
+ * @param indexerDeadlineMargin the adaptive deadline is this many times the measured quantile
+ * @param indexerDeadlineWindow the measured quantile covers the FindMatches calls of this long a window (whole seconds)
  * @param weightPrefill         w_prefill of the cost formula
  * @param weightDecode          w_decode of the cost formula
  * @param weightQueue           w_queue of the cost formula
@@ -28,14 +39,24 @@ import java.time.Duration;
  * @param sequenceTtl           bookings the router never heard a Release for are forgotten after this long
  * @param approxTtl             how long a routed prefix is assumed to stay cached (approximate index)
  * @param seed                  seed of the random baseline and softmax sampling (0: from the clock)
+ * @param capacityCoalesce      WatchCapacity: changes within this long of the last update are sent together at its end
+ * @param capacityHeartbeat     WatchCapacity: the state is sent again after this long without a change
+ * @param sharedEventLoop       the gRPC server and the indexer channel share one I/O thread, so a Route's
+ *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
  */
 @Validated
 @ConfigurationProperties("flotilla.router")
 public record RouterProperties(
+        @DefaultValue("router") @Pattern(regexp = "[A-Za-z0-9._-]+") String name,
         @DefaultValue("7001") @Min(0) @Max(65535) int grpcPort,
         @DefaultValue("localhost:7002") @NotBlank String indexerAddress,
         @DefaultValue("kv") @Pattern(regexp = "kv|load|round-robin|random") String mode,
-        @DefaultValue("10ms") Duration indexerDeadline,
+        Duration indexerDeadline,
+        @DefaultValue("5ms") Duration indexerDeadlineMin,
+        @DefaultValue("50ms") Duration indexerDeadlineMax,
+        @DefaultValue("0.99") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double indexerDeadlineQuantile,
+        @DefaultValue("1.5") @DecimalMin("1") double indexerDeadlineMargin,
+        @DefaultValue("10s") Duration indexerDeadlineWindow,
         @DefaultValue("1.0") @DecimalMin("0") double weightPrefill,
         @DefaultValue("1.0") @DecimalMin("0") double weightDecode,
         @DefaultValue("1.0") @DecimalMin("0") double weightQueue,
@@ -45,5 +66,18 @@ public record RouterProperties(
         @DefaultValue("1024") @Min(0) int disaggMinUncachedTokens,
         @DefaultValue("10m") Duration sequenceTtl,
         @DefaultValue("120s") Duration approxTtl,
-        @DefaultValue("0") long seed) {
+        @DefaultValue("0") long seed,
+        @DefaultValue("1ms") Duration capacityCoalesce,
+        @DefaultValue("5s") Duration capacityHeartbeat,
+        @DefaultValue("true") boolean sharedEventLoop) {
+
+    /** The FindMatches deadline's settings: fixed when {@code indexerDeadline} is set, else adaptive. */
+    public DeadlineEstimator.Settings indexerDeadlineSettings() {
+        if (indexerDeadline != null) {
+            return DeadlineEstimator.Settings.fixed(indexerDeadline);
+        }
+        int slices = (int) Math.max(1, indexerDeadlineWindow.toSeconds());
+        return new DeadlineEstimator.Settings(indexerDeadlineMin, indexerDeadlineMax, indexerDeadlineQuantile,
+                indexerDeadlineMargin, slices, DeadlineEstimator.Settings.MIN_SAMPLES);
+    }
 }

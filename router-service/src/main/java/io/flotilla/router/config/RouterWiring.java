@@ -1,20 +1,26 @@
 package io.flotilla.router.config;
 
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.kafka.boot.KafkaFeeds;
+import io.flotilla.kafka.boot.KafkaTopicUse;
 import io.flotilla.protocol.kafka.ProtoDeserializer;
 import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.time.MonotonicClock;
 import io.flotilla.protocol.v1.RouterSync;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.api.RouterEndpoint;
 import io.flotilla.router.api.RouterGrpcService;
+import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.SuspectProber;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.core.BookingLedger;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
+import io.flotilla.router.service.CapacityPublisher;
 import io.flotilla.router.service.RouterEngine;
 import io.flotilla.router.service.RouterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -22,10 +28,14 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.springframework.beans.factory.annotation.Value;
+import io.flotilla.protocol.grpc.SharedEventLoop;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -40,9 +50,10 @@ import java.util.concurrent.TimeUnit;
 @Configuration(proxyBeanMethods = false)
 class RouterWiring {
 
+    /** Monotonic: leases count from the receipt of each heartbeat on it, and must not jump with NTP. */
     @Bean
     Clock clock() {
-        return Clock.systemUTC();
+        return MonotonicClock.start();
     }
 
     @Bean
@@ -61,14 +72,46 @@ class RouterWiring {
         return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
     }
 
+    /** The router's gRPC I/O thread, shared by its server and its indexer channel (see {@link SharedEventLoop}). */
     @Bean(destroyMethod = "close")
-    IndexerClient indexerClient(RouterProperties p) {
-        return new IndexerClient(p.indexerAddress(), p.indexerDeadline());
+    @ConditionalOnProperty(prefix = "flotilla.router", name = "shared-event-loop", havingValue = "true", matchIfMissing = true)
+    SharedEventLoop routerEventLoop() {
+        return new SharedEventLoop("router-io");
     }
 
     @Bean(destroyMethod = "close")
-    Producer<String, Object> routerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        return ProtoProducers.create(bootstrap, "flotilla-router", 500, Map.of(ProducerConfig.LINGER_MS_CONFIG, 2));
+    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop) {
+        IndexerClient client = new IndexerClient(p.indexerAddress(), new DeadlineEstimator(p.indexerDeadlineSettings()),
+                registry, routerEventLoop.getIfAvailable());
+        Gauge.builder("flotilla.router.indexer.deadline", client, c -> c.deadline().deadlineNanos() / 1e9)
+                .baseUnit("seconds").description("The FindMatches deadline now").register(registry);
+        Gauge.builder("flotilla.router.indexer.tail", client, c -> Math.max(0, c.deadline().tailNanos()) / 1e9)
+                .baseUnit("seconds").description("FindMatches latency at the deadline's quantile over its window")
+                .register(registry);
+        FunctionCounter.builder("flotilla.router.indexer.missed_deadlines", client, IndexerClient::missedDeadlines)
+                .description("FindMatches calls that missed their deadline").register(registry);
+        return client;
+    }
+
+    @Bean(destroyMethod = "close")
+    Producer<String, Object> routerProducer(KafkaClients kafka) {
+        return ProtoProducers.create(kafka.producer(), "flotilla-router", 500, Map.of(ProducerConfig.LINGER_MS_CONFIG, 2));
+    }
+
+    @Bean
+    KafkaFeeds routerKafkaFeeds() {
+        return new KafkaFeeds();
+    }
+
+    /**
+     * The router writes booking changes for its replicas and reads membership and load; it is ready once
+     * it has read membership (before, it knows no worker). A later Kafka outage keeps it serving: leases
+     * freeze while the membership feed is unhealthy.
+     */
+    @Bean
+    KafkaTopicUse routerKafkaTopics(KafkaFeeds feeds) {
+        return new KafkaTopicUse(List.of(Topics.ROUTER_SYNC), List.of(Topics.WORKERS, Topics.WORKER_LOAD),
+                () -> feeds.loaded(Topics.WORKERS.name()), feeds::problems);
     }
 
     @Bean
@@ -80,7 +123,7 @@ class RouterWiring {
     RouterEngine routerEngine(RouterConfig config, RouterProperties p, IndexerClient indexer,
                               Producer<String, Object> routerProducer, RouterMetrics metrics, Clock clock,
                               MeterRegistry registry) {
-        String routerId = "router-" + Long.toHexString(new SecureRandom().nextLong());
+        String routerId = p.name() + "-" + Long.toHexString(new SecureRandom().nextLong());
         long seed = p.seed() != 0 ? p.seed() : System.nanoTime();
         RouterEngine engine = new RouterEngine(config, new WorkerDirectory(), BookingLedger.create(routerId, config),
                 indexer, routerProducer, metrics, clock, new SplittableRandom(seed), routerId);
@@ -93,20 +136,46 @@ class RouterWiring {
         return engine;
     }
 
-    @Bean
-    RouterGrpcService routerGrpcService(RouterEngine engine) {
-        return new RouterGrpcService(engine);
+    /**
+     * The thread that builds and sends WatchCapacity updates (one, so updates go out in order): the
+     * router's I/O thread when it has one, so that a Release read there is followed by its update
+     * written there, with no thread woken in between; else a thread of its own.
+     */
+    @Bean(destroyMethod = "")
+    Scheduler capacityScheduler(ObjectProvider<SharedEventLoop> routerEventLoop) {
+        SharedEventLoop loop = routerEventLoop.getIfAvailable();
+        // The event loop's scheduler is not disposed here: disposing would shut the loop down; closing it does.
+        return loop != null ? Schedulers.fromExecutorService(loop.executor(), "router-io")
+                : Schedulers.newSingle("router-capacity", true);
     }
 
     @Bean
-    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, RouterConfig routingConfig) {
-        return new RouterEndpoint(engine, metrics, routingConfig);
+    CapacityPublisher capacityPublisher(RouterEngine engine, RouterProperties p, Scheduler capacityScheduler,
+                                        MeterRegistry registry) {
+        CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
+                System::nanoTime, new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
+        engine.onCapacityChange(publisher::changed);
+        return publisher;
     }
 
-    /** The Kafka feeds and the periodic tick, started once the gRPC server is up. */
     @Bean
-    SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer,
-                               @Value("${spring.kafka.bootstrap-servers}") String bootstrap, Clock clock) {
+    RouterGrpcService routerGrpcService(RouterEngine engine, CapacityPublisher capacityPublisher) {
+        return new RouterGrpcService(engine, capacityPublisher);
+    }
+
+    @Bean
+    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, CapacityPublisher capacityPublisher) {
+        return new RouterEndpoint(engine, metrics, capacityPublisher);
+    }
+
+    /**
+     * The Kafka feeds, the periodic tick and the capacity heartbeat, started once the gRPC server is up;
+     * stopping ends the WatchCapacity streams before the gRPC server shuts down (which would wait for them).
+     */
+    @Bean
+    SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer, CapacityPublisher capacity,
+                               KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
+        Map<String, Object> consumer = kafka.consumer();
         return new SmartLifecycle() {
             private List<TopicTailer<?>> tailers = List.of();
             private ScheduledExecutorService timer;
@@ -115,17 +184,18 @@ class RouterWiring {
 
             @Override
             public void start() {
-                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKERS.name(),
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), consumer, Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                         TopicTailer.eachValue(engine::onStatus), clock);
-                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), bootstrap, Topics.WORKER_LOAD.name(),
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), consumer, Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onLoad), clock);
-                TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), bootstrap, Topics.ROUTER_SYNC.name(),
+                TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), consumer, Topics.ROUTER_SYNC.name(),
                         new ProtoDeserializer.RouterSyncs(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onSync), clock);
-                tailers = List.of(membership.start(), load.start(), sync.start());
-                prober = new SuspectProber(engine.directory());
+                tailers = List.of(feeds.add(membership).start(), feeds.add(load).start(), feeds.add(sync).start());
+                prober = new SuspectProber(engine.directory(), capacity::changed);
+                capacity.start();
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "router-timer");
                     t.setDaemon(true);
@@ -140,15 +210,20 @@ class RouterWiring {
                 }, 250, 250, TimeUnit.MILLISECONDS);
                 timer.scheduleWithFixedDelay(prober::probe, 1, 1, TimeUnit.SECONDS);
                 timer.scheduleWithFixedDelay(indexer::keepWarm, 0, 1, TimeUnit.SECONDS);
+                timer.scheduleAtFixedRate(indexer.deadline()::roll, 1, 1, TimeUnit.SECONDS);
                 running = true;
             }
 
             @Override
             public void stop() {
+                capacity.close();
                 if (timer != null) {
                     timer.shutdownNow();
                 }
-                tailers.forEach(TopicTailer::close);
+                tailers.forEach(t -> {
+                    t.close();
+                    feeds.remove(t);
+                });
                 if (prober != null) {
                     prober.close();
                 }

@@ -49,16 +49,21 @@ public final class BookingLedger {
      */
     public ClusterSnapshot snapshot(List<WorkerView> workers, RoutingRequest request, Set<Signal> required,
                                     Map<String, Integer> indexerMatches, Instant now) {
+        if (!required.contains(Signal.KV_OVERLAP)) {
+            return loadSnapshot(workers);
+        }
         Map<String, ActiveLoad> loads = sequences.loads();
         Map<String, ActiveLoad> atReport = sequences.loadsAtReport();
-        if (!required.contains(Signal.KV_OVERLAP)) {
-            return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, loads, atReport);
-        }
         if (indexerMatches != null) {
             return new ClusterSnapshot(workers, indexerMatches, OverlapSource.INDEXER, loads, atReport);
         }
         return new ClusterSnapshot(workers, approx.overlaps(request.seqHashes(), now), OverlapSource.APPROX, loads,
                 atReport);
+    }
+
+    /** The load view every decision starts from, without overlap (capacity views, status). */
+    public ClusterSnapshot loadSnapshot(List<WorkerView> workers) {
+        return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, sequences.loads(), sequences.loadsAtReport());
     }
 
     /**

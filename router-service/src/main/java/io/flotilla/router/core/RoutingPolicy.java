@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.random.RandomGenerator;
 
 /**
@@ -97,7 +98,7 @@ public final class RoutingPolicy {
                     snapshot.bookedAtReportOf(w.id()), config.loadMerge());
             (w.isPrefill() ? prefill : w.isDecode() ? decode : aggregated).add(c);
         }
-        List<Candidate> pool = decode.isEmpty() ? aggregated : decode;
+        List<Candidate> pool = servingPool(decode, aggregated);
         if (pool.isEmpty()) {
             return Decision.noWorker(mode);
         }
@@ -118,6 +119,42 @@ public final class RoutingPolicy {
         Candidate d = freePool.get(picker.pick(freePool, costs));
         return new Decision(Decision.Outcome.ROUTED, d.id(), d.worker().endpoint(), "", "", d.overlapBlocks(), 0,
                 d.newTokens(), d.newBlocks(request), scores(freePool, costs, ""), mode, unit, 0);
+    }
+
+    /**
+     * Per model, what a Route would meet now, worker by worker: the same pools, load merge and busy
+     * rule as {@link #decide} (a probe request of the worker's block size, no overlap: being busy does
+     * not depend on the prompt). Models sorted by name.
+     */
+    public List<Capacity> capacity(ClusterSnapshot snapshot) {
+        Map<String, List<WorkerView>> byModel = new TreeMap<>();
+        for (WorkerView w : snapshot.workers()) {
+            byModel.computeIfAbsent(w.model(), m -> new ArrayList<>()).add(w);
+        }
+        List<Capacity> out = new ArrayList<>(byModel.size());
+        byModel.forEach((model, workers) -> {
+            List<Capacity.Headroom> headroom = new ArrayList<>(workers.size());
+            List<Candidate> decode = new ArrayList<>();
+            List<Candidate> aggregated = new ArrayList<>();
+            for (WorkerView w : workers) {
+                Candidate c = Candidate.of(RoutingRequest.probe(model, w.blockSize()), w, 0,
+                        snapshot.activeLoadOf(w.id()), snapshot.bookedAtReportOf(w.id()), config.loadMerge());
+                headroom.add(new Capacity.Headroom(w, isBusy(c), c.decodeBlocks(), c.queuedPrefillTokens(),
+                        c.queuedPrefills()));
+                if (w.acceptsRequests() && !w.isPrefill()) {
+                    (w.isDecode() ? decode : aggregated).add(c);
+                }
+            }
+            List<Candidate> pool = servingPool(decode, aggregated);
+            int free = notBusy(pool).size();
+            out.add(new Capacity(model, !pool.isEmpty() && free == 0, free, headroom));
+        });
+        return out;
+    }
+
+    /** The workers a request is served by: the decode pool when there is one, else the aggregated workers. */
+    private static List<Candidate> servingPool(List<Candidate> decode, List<Candidate> aggregated) {
+        return decode.isEmpty() ? aggregated : decode;
     }
 
     private Decision tryDisaggregated(RoutingRequest request, ModeUsed mode, boolean credit,
@@ -186,5 +223,9 @@ public final class RoutingPolicy {
             }
         }
         return free;
+    }
+
+    private boolean isBusy(Candidate c) {
+        return busy.enabled() && busy.isBusy(c);
     }
 }

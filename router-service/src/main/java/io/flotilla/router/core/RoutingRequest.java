@@ -40,6 +40,11 @@ public record RoutingRequest(String requestId, String model, int islTokens, int 
                 Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl());
     }
 
+    /** A request of no tokens for {@code model}: load and busy views that do not depend on a prompt. */
+    public static RoutingRequest probe(String model, int blockSize) {
+        return new RoutingRequest("probe", model, 0, blockSize, null, null, false, 0);
+    }
+
     /** KV blocks the request references on its decode worker, prefix included: ⌈(isl + osl) / blockSize⌉. */
     public int bookedBlocks() {
         return (int) (((long) islTokens + oslHint + blockSize - 1) / blockSize);

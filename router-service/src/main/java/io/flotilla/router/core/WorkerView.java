@@ -39,7 +39,10 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
 
     /**
      * Builds a view from the membership record and the latest load report (null before the first).
-     * Capacity comes from the status, or from the load report when the status has none.
+     * Capacity comes from the status, or from the load report when the status has none. Timing is the
+     * status's (the simulator advertises its model there), else the one the worker learned from its real
+     * engine and published with its load report; a real engine without enough samples has none, and is
+     * priced by load alone.
      */
     public static WorkerView of(WorkerStatus status, WorkerLoad load, boolean routable) {
         int total = status.getCapacity().getTotalKvBlocks();
@@ -48,8 +51,16 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         }
         return new WorkerView(status.getWorkerId(), status.getRole(), status.getModel(), status.getBlockSize(),
                 status.getKvLayout(), status.getEndpoint(), status.getState(), routable,
-                WorkerTiming.fromProto(status.getTiming(), status.hasTiming()), total,
+                timingOf(status, load), total,
                 load == null ? LoadReport.NONE : LoadReport.fromProto(load));
+    }
+
+    private static Optional<WorkerTiming> timingOf(WorkerStatus status, WorkerLoad load) {
+        Optional<WorkerTiming> advertised = WorkerTiming.fromProto(status.getTiming(), status.hasTiming());
+        if (advertised.isPresent() || load == null) {
+            return advertised;
+        }
+        return WorkerTiming.fromProto(load.getLearnedTiming(), load.hasLearnedTiming());
     }
 
     /** READY and routable: the only workers a decision may name. */

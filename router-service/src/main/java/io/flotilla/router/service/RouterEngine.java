@@ -3,12 +3,14 @@ package io.flotilla.router.service;
 import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.ListWorkersResponse;
+import io.flotilla.protocol.v1.ModelCapacity;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.RouterSync;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.core.BookingLedger;
+import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.ClusterSnapshot;
 import io.flotilla.router.core.Decision;
 import io.flotilla.router.core.RouterConfig;
@@ -49,6 +51,8 @@ public final class RouterEngine implements AutoCloseable {
     /** Changes for other replicas, sent off the request path: Route runs on a transport thread and never waits for Kafka. */
     private final BoundedSender<SequenceChange> sync;
     private volatile RoutingPolicy policy;
+    /** Told about every change that may move capacity (the WatchCapacity publisher); never blocks. */
+    private volatile Runnable capacityChanged = () -> { };
 
     public RouterEngine(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
                         Producer<String, Object> producer, RouterMetrics metrics, Clock clock, RandomGenerator random,
@@ -101,34 +105,51 @@ public final class RouterEngine implements AutoCloseable {
         Instant now = clock.instant();
         ClusterSnapshot snapshot = ledger.snapshot(workers, request, p.requires(), matches, now);
         Decision d = p.decide(request, snapshot);
-        ledger.book(request, d, now).ifPresent(this::publish);
+        ledger.book(request, d, now).ifPresent(change -> {
+            publish(change);
+            capacityChanged.run();
+        });
         metrics.decided(d, System.nanoTime() - start);
         return d.toProto();
     }
 
     public void prefillDone(String requestId) {
         publish(ledger.prefillDone(requestId, clock.instant()));
+        capacityChanged.run();
     }
 
     public void release(String requestId) {
         publish(ledger.release(requestId, clock.instant()));
+        capacityChanged.run();
     }
 
     public void reportFailure(String workerId) {
         directory.markSuspect(workerId);
         metrics.workerFailureReported();
+        capacityChanged.run();
     }
 
     public ListWorkersResponse listWorkers() {
         ListWorkersResponse.Builder b = ListWorkersResponse.newBuilder();
         for (WorkerView w : directory.views()) {
-            io.flotilla.protocol.v1.WorkerStatus status = directory.status(w.id());
-            b.addWorkersBuilder().setWorkerId(w.id()).setModel(w.model()).setRole(w.role()).setState(w.state())
-                    .setEndpoint(w.endpoint()).setBlockSize(w.blockSize()).setRoutable(w.acceptsRequests())
-                    .setCapabilities(status == null ? io.flotilla.protocol.v1.EngineCapabilities.getDefaultInstance()
-                            : status.getCapabilities());
+            b.addWorkers(CapacityMessages.info(w, directory.status(w.id())));
         }
         return b.build();
+    }
+
+    /** Per model, the capacity a Route would meet now (the policy's pools, load merge and busy rule). */
+    public List<Capacity> capacity() {
+        return policy.capacity(ledger.loadSnapshot(directory.views()));
+    }
+
+    /** {@link #capacity()} in its WatchCapacity form. */
+    public List<ModelCapacity> capacityMessages() {
+        return CapacityMessages.models(capacity(), directory::status);
+    }
+
+    /** Registers the one listener told about every change that may move capacity; it must not block. */
+    public void onCapacityChange(Runnable listener) {
+        capacityChanged = listener;
     }
 
     /** A membership record from flotilla.workers. */
@@ -136,21 +157,34 @@ public final class RouterEngine implements AutoCloseable {
         if (directory.onStatus(status, clock.millis())) {
             ledger.forgetWorker(status.getWorkerId());
         }
+        capacityChanged.run();
     }
 
     /** A load report from flotilla.worker-load: bookings so far are assumed to be in it. */
     public void onLoad(io.flotilla.protocol.v1.WorkerLoad load) {
         if (directory.onLoad(load)) {
             ledger.loadReported(load.getWorkerId());
+            capacityChanged.run();
         }
     }
 
-    /** A change made by another router replica (own echoes are ignored by the ledger). */
+    /**
+     * A change made by another router replica (own echoes are ignored by the ledger). Applied changes
+     * are timed from when the other replica made them (its clock) to now.
+     */
     public void onSync(RouterSync sync) {
-        SequenceChange.fromProto(sync).ifPresent(c -> ledger.applyRemote(c, clock.instant()));
+        SequenceChange.fromProto(sync).ifPresent(c -> {
+            if (ledger.applyRemote(c, clock.instant())) {
+                metrics.syncApplied(clock.millis() - c.tsMillis());
+                capacityChanged.run();
+            }
+        });
     }
 
-    /** Leases, feed health and booking expiry; called every tick. */
+    /**
+     * Leases, feed health and booking expiry; called every tick. Also tells the capacity listener,
+     * which catches what nothing else signals (a lease lapsing, a suspect worker answering again).
+     */
     public void tick(boolean membershipFeedHealthy) {
         long now = clock.millis();
         directory.feedHealth(membershipFeedHealthy, now);
@@ -158,6 +192,7 @@ public final class RouterEngine implements AutoCloseable {
             ledger.forgetWorker(gone);
         }
         ledger.expire(clock.instant());
+        capacityChanged.run();
     }
 
     public Strategy mode() {

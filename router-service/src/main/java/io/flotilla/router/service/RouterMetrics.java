@@ -25,6 +25,7 @@ public final class RouterMetrics {
     private final Counter indexerErrors;
     private final Counter failureReports;
     private final Counter disaggregated;
+    private final Timer syncLag;
 
     public RouterMetrics(MeterRegistry registry) {
         decision = Timer.builder("flotilla.router.decision").description("Time to decide one route, indexer call included")
@@ -46,6 +47,28 @@ public final class RouterMetrics {
                 .description("Routed requests given a separate prefill worker (the rest run aggregated)").register(registry);
         failureReports = Counter.builder("flotilla.router.worker_failures_reported")
                 .description("Workers reported failing by gateways").register(registry);
+        syncLag = Timer.builder("flotilla.router.sync.apply.lag")
+                .description("Booking changes of other replicas: from made there (its clock) to applied here")
+                .publishPercentiles(0.5, 0.99).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+                .register(registry);
+    }
+
+    /** Another replica's change was applied {@code lagMs} after it was made (negative: clock skew, counted as 0). */
+    void syncApplied(long lagMs) {
+        syncLag.record(Math.max(0, lagMs), TimeUnit.MILLISECONDS);
+    }
+
+    /** Changes of other replicas applied, with their lag p50, p99 and max in ms (recent, as the timer decays). */
+    public Map<String, Object> syncLag() {
+        var snap = syncLag.takeSnapshot();
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("applied", snap.count());
+        for (var p : snap.percentileValues()) {
+            out.put("lag_p" + Math.round(p.percentile() * 100) + "_ms", p.value(TimeUnit.MILLISECONDS));
+        }
+        out.put("lag_max_ms", snap.max(TimeUnit.MILLISECONDS));
+        return out;
     }
 
     void decided(Decision d, long nanos) {

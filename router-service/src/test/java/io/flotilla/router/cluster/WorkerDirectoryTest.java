@@ -29,6 +29,19 @@ class WorkerDirectoryTest {
     }
 
     @Test
+    void leasesCountFromReceiptWhateverTheWorkersClockSays() {
+        WorkerDirectory d = new WorkerDirectory();
+        long now = 1_000_000;
+        d.onStatus(status("behind", 1, WorkerState.WORKER_STATE_READY, now - 10_000), now);
+        d.onStatus(status("ahead", 2, WorkerState.WORKER_STATE_READY, now + 10_000), now);
+        d.onStatus(status("behind", 1, WorkerState.WORKER_STATE_READY, now - 8_000), now + 2000);
+        d.onStatus(status("ahead", 2, WorkerState.WORKER_STATE_READY, now + 12_000), now + 2000);
+        assertThat(d.expire(now + 5000)).as("10 s behind: not expired while it heartbeats").isEmpty();
+        assertThat(d.expire(now + 5001)).as("10 s ahead: expired one lease after its last heartbeat arrived")
+                .containsExactlyInAnyOrder("behind", "ahead");
+    }
+
+    @Test
     void anOutageFreezesLeasesAndRecoveryRestartsThem() {
         WorkerDirectory d = new WorkerDirectory();
         d.onStatus(status("w0", 1, WorkerState.WORKER_STATE_READY, 0), 0);

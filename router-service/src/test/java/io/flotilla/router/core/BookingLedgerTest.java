@@ -67,4 +67,42 @@ class BookingLedgerTest {
         assertThat(peer.applyRemote(change, T0)).isFalse();
         assertThat(peer.sequences().size()).isEqualTo(1);
     }
+
+    /**
+     * Replica A books a request and dies without its Release. On B the booking counts until the
+     * worker's next load report (which cannot contain a request the worker never saw: DELTA takes only
+     * bookings made since the report), and is forgotten after the sequence TTL; re-routing the same id
+     * on B moves it instead of counting it twice.
+     */
+    @Test
+    void aDeadReplicasBookingsStopCountingAtTheNextReportAndExpireByTtl() {
+        BookingLedger a = BookingLedger.create("router-a", RouterConfig.defaults());
+        BookingLedger b = BookingLedger.create("router-b", RouterConfig.defaults());
+        RoutingRequest r = Fixtures.request("r", 1600);
+        SequenceChange.Added onA = a.book(r, policy.decide(r, a.snapshot(workers, r, ALL, null, T0)), T0).orElseThrow();
+        b.applyRemote(onA, T0);
+        String w = onA.workerId();
+        assertThat(capacityOf(b, w).activeBlocks()).isEqualTo(100);
+
+        b.loadReported(w); // the worker reports (idle: the request never reached it)
+        assertThat(capacityOf(b, w).activeBlocks()).as("report + bookings since the report").isZero();
+        assertThat(b.sequences().size()).as("still remembered until the TTL").isEqualTo(1);
+
+        RoutingRequest again = new RoutingRequest("r", r.model(), r.islTokens(), r.blockSize(), r.seqHashes(), java.util.Set.of(w),
+                false, 0);
+        Decision moved = policy.decide(again, b.snapshot(workers, again, ALL, null, T0.plusSeconds(1)));
+        b.book(again, moved, T0.plusSeconds(1));
+        assertThat(moved.workerId()).isNotEqualTo(w);
+        assertThat(b.sequences().size()).as("one booking per request id").isEqualTo(1);
+        assertThat(b.sequences().load(w)).isEqualTo(ActiveLoad.NONE);
+
+        b.expire(T0.plusSeconds(1).plus(RouterConfig.defaults().sequenceTtl()));
+        assertThat(b.sequences().size()).isZero();
+        assertThat(b.sequences().loads()).isEmpty();
+    }
+
+    private Capacity.Headroom capacityOf(BookingLedger ledger, String workerId) {
+        return policy.capacity(ledger.loadSnapshot(workers)).get(0).workers().stream()
+                .filter(h -> h.worker().id().equals(workerId)).findFirst().orElseThrow();
+    }
 }

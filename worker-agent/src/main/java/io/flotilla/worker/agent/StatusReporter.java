@@ -3,7 +3,6 @@ package io.flotilla.worker.agent;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.IndexDigest;
-import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
@@ -30,20 +29,29 @@ public final class StatusReporter {
     private final Producer<String, Object> producer;
     private final Clock clock;
     private final int leaseMs;
-    private final WorkerCapacity capacity;
-    private final EngineTiming timing;
+    private final Advertisement advertisement;
+    private final Registration registration;
     private final AtomicLong publishErrors = new AtomicLong();
     private volatile WorkerState state = WorkerState.WORKER_STATE_STARTING;
 
+    /**
+     * The parts of the membership record that are configuration, not identity.
+     *
+     * @param tokenizerSource where a gateway can load the tokenizer of {@code identity}'s namespace
+     * @param engine          "sim", "vllm" or "sglang"
+     */
+    public record Registration(String tokenizerSource, String engine) {
+    }
+
     public StatusReporter(WorkerIdentity identity, Engine engine, Producer<String, Object> producer, Clock clock,
-                          int leaseMs, WorkerCapacity capacity, EngineTiming timing) {
+                          int leaseMs, Advertisement advertisement, Registration registration) {
         this.identity = identity;
         this.engine = engine;
         this.producer = producer;
         this.clock = clock;
         this.leaseMs = leaseMs;
-        this.capacity = capacity;
-        this.timing = timing;
+        this.advertisement = advertisement;
+        this.registration = registration;
     }
 
     public WorkerState state() {
@@ -67,14 +75,16 @@ public final class StatusReporter {
                 .setManagementEndpoint(identity.managementEndpoint())
                 .setBlockSize(identity.blockSize())
                 .setKvLayout(identity.kvLayout())
-                .setCapacity(capacity)
+                .setTokenizerId(identity.namespace().tokenizerId())
+                .setTokenizerSource(registration.tokenizerSource())
+                .setEngine(registration.engine())
+                .setCapacity(advertisement.capacity())
+                .setCapacitySource(advertisement.capacitySource())
                 .setCapabilities(engine.capabilities())
                 .setState(state)
                 .setLeaseMs(leaseMs)
-                .setTs(clock.millis());
-        if (timing != null) {
-            b.setTiming(timing);
-        }
+                .setTs(clock.millis()); // for ordering only: receivers run leases on their own clocks
+        advertisement.timing().ifPresent(b::setTiming);
         return b.build();
     }
 
@@ -85,7 +95,13 @@ public final class StatusReporter {
     public WorkerLoad loadReport() {
         EngineLoad load = engine.load();
         ResidentBlocks resident = engine.residentBlocks();
-        return WorkerLoad.newBuilder()
+        int capacity = advertisement.capacity().getTotalKvBlocks();
+        WorkerLoad.Builder b = WorkerLoad.newBuilder();
+        engine.learnedTiming().ifPresent(t -> b.setLearnedTiming(EngineTiming.newBuilder()
+                        .setPrefillA(t.prefillA()).setPrefillB(t.prefillB()).setPrefillC(t.prefillC())
+                        .setDecodeD2(t.decodeD2()).setDecodeD1(t.decodeD1()).setDecodeD0(t.decodeD0()).setSpeedup(1))
+                .setPrefillSamples(t.prefillSamples()).setDecodeSamples(t.decodeSamples()));
+        return b
                 .setWorkerId(identity.id())
                 .setEpoch(identity.epoch())
                 .setTs(clock.millis())
@@ -93,7 +109,7 @@ public final class StatusReporter {
                 .setWaiting(load.waiting())
                 .setWaitingPrefillTokens(load.waitingPrefillTokens())
                 .setActiveKvBlocks(load.activeKvBlocks())
-                .setTotalKvBlocks(load.totalKvBlocks())
+                .setTotalKvBlocks(capacity > 0 ? capacity : load.totalKvBlocks())
                 .setStepMs(load.lastStepMs())
                 .setIndexDigest(IndexDigest.newBuilder()
                         .setCount(resident.count())

@@ -82,7 +82,10 @@ public final class WorkerFleet implements SmartLifecycle {
                 Engine engine = engines.create(id, i);
                 KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
                 engine.setKvEventListener(events);
-                StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), capacity, timing);
+                Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
+                        : Advertisement.external(engine, properties.http().kvCapacityBlocks());
+                StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
+                        new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.setStepListener(metrics::stepExecuted);
                 EngineHandoffs engineHandoffs = engineHandoffs(id, engine);

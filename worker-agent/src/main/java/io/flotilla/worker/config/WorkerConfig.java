@@ -1,7 +1,10 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.kafka.boot.KafkaClients;
+import io.flotilla.kafka.boot.KafkaTopicUse;
 import io.flotilla.protocol.kafka.ProtoProducers;
+import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.worker.agent.EngineFactory;
 import io.flotilla.worker.agent.WorkerFleet;
@@ -10,6 +13,8 @@ import io.flotilla.worker.agent.WorkerMetrics;
 import io.flotilla.worker.engine.openai.ExternalEngineMeters;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
+import io.flotilla.worker.engine.openai.RemoteEngine;
+import io.flotilla.worker.engine.sglang.SglangEngine;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
@@ -29,6 +34,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,11 +54,17 @@ class WorkerConfig {
      * and show up as publish errors (and, for KV events, as gaps the indexer repairs).
      */
     @Bean(destroyMethod = "close")
-    Producer<String, Object> workerProducer(@Value("${spring.kafka.bootstrap-servers}") String bootstrap) {
-        return ProtoProducers.create(bootstrap, "flotilla-worker", 1000, Map.of(
+    Producer<String, Object> workerProducer(KafkaClients kafka) {
+        return ProtoProducers.create(kafka.producer(), "flotilla-worker", 1000, Map.of(
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
                 // one request in flight keeps each worker's batches in order across retries
                 ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1));
+    }
+
+    /** Workers write membership, load and KV events, and serve without Kafka (outside readiness). */
+    @Bean
+    KafkaTopicUse workerKafkaTopics() {
+        return KafkaTopicUse.producerOnly(List.of(Topics.WORKERS, Topics.WORKER_LOAD, Topics.KV_EVENTS));
     }
 
     @Bean(destroyMethod = "shutdownNow")
@@ -80,7 +92,7 @@ class WorkerConfig {
     /** The engine each worker runs in front of: {@code flotilla.worker.engine} = sim or openai-http. */
     @Bean
     EngineFactory engineFactory(WorkerProperties properties, TimingModel timing, Clock clock, MeterRegistry registry) {
-        if ("openai-http".equals(properties.engine())) {
+        if (!"sim".equals(properties.engine())) {
             return externalEngineFactory(properties, clock, registry);
         }
         WorkerProperties.Sim sim = properties.sim();
@@ -103,25 +115,29 @@ class WorkerConfig {
     }
 
     /**
-     * An adapter in front of the external engine server {@code flotilla.worker.http} names (vLLM or
-     * SGLang). It hashes with the worker's namespace and block size, so its KV events carry the seq
-     * hashes the gateway computes; one worker per engine server. Its meters join the worker's.
+     * An adapter in front of the external engine server {@code flotilla.worker.http} names: vLLM's
+     * OpenAI-compatible API ({@code openai-http}) or SGLang's native one ({@code sglang}). It hashes with the
+     * worker's namespace and block size, so its KV events carry the seq hashes the gateway computes; one
+     * worker per engine server. Its meters join the worker's.
      */
     private static EngineFactory externalEngineFactory(WorkerProperties properties, Clock clock, MeterRegistry registry) {
         if (properties.instances() != 1) {
-            throw new IllegalStateException("flotilla.worker.engine=openai-http fronts one engine server per worker;"
+            throw new IllegalStateException("flotilla.worker.engine=" + properties.engine() + " fronts one engine server per worker;"
                     + " set flotilla.worker.instances=1 (got " + properties.instances() + ")");
         }
         WorkerProperties.Http http = properties.http();
         String served = http.servedModel() == null || http.servedModel().isBlank() ? properties.model() : http.servedModel();
         OpenAiEngineSettings settings = new OpenAiEngineSettings(URI.create(http.url()), served, http.kvEvents(),
-                http.kvEventsReplay(), http.kvEventsTopic(), http.metricsPath(), http.healthPath(), http.clearCachePath(),
+                http.kvEventsReplay(), http.kvEventsTopic(), http.metricsPath(), http.healthPath(), properties.clearCachePath(),
                 Duration.ofMillis(http.scrapeIntervalMs()), http.unhealthyAfter(), Duration.ofMillis(http.connectTimeoutMs()),
                 Duration.ofMillis(http.requestTimeoutMs()), Duration.ofMillis(http.replayTimeoutMs()), http.maxInFlight(),
                 http.returnTokenIds());
+        boolean sglang = "sglang".equals(properties.engine());
         return (identity, index) -> {
-            OpenAiHttpEngine engine = OpenAiHttpEngine.start(settings,
-                    new BlockHasher(identity.namespace(), identity.blockSize()), clock, identity.id() + "-engine");
+            BlockHasher hasher = new BlockHasher(identity.namespace(), identity.blockSize());
+            RemoteEngine engine = sglang
+                    ? SglangEngine.start(settings, http.serverInfoPath(), hasher, clock, identity.id() + "-engine")
+                    : OpenAiHttpEngine.start(settings, hasher, clock, identity.id() + "-engine");
             ExternalEngineMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
             return engine;
         };

@@ -24,7 +24,8 @@ import java.nio.file.Path;
  * @param advertisedHost host name other services use to reach this worker
  * @param role           aggregated, prefill or decode
  * @param model          model served
- * @param engine         engine adapter: sim (built-in simulated engine) or openai-http
+ * @param engine         engine adapter: sim (built-in simulated engine), openai-http (vLLM's OpenAI-compatible
+ *                       server) or sglang (SGLang's native API)
  * @param instances      simulated workers in this JVM
  * @param leaseMs        membership lease; a worker not heard from for this long leaves the worker set
  * @param heartbeatMs    interval of WorkerStatus heartbeats on flotilla.workers
@@ -32,6 +33,9 @@ import java.nio.file.Path;
  * @param eventBuffer    KV event batches buffered while Kafka is slow or down; beyond it batches are
  *                       dropped and the gap is repaired by the indexer from a snapshot
  * @param tokenizerId    tokenizer identity that goes into the block-hash namespace
+ * @param tokenizerSource where a gateway can load that tokenizer, registered with the worker: a HuggingFace
+ *                       repo id or a model directory; default {@code builtin:cl100k_base} for cl100k_base, else
+ *                       the tokenizer id (a HuggingFace repo id by convention)
  * @param dtype          KV cache dtype, part of the advertised kv_layout
  * @param sim            simulated engine settings
  * @param transfer       KV transfer between workers (disaggregated prefill/decode)
@@ -47,13 +51,14 @@ public record WorkerProperties(
         @DefaultValue("localhost") @NotBlank String advertisedHost,
         @DefaultValue("aggregated") @Pattern(regexp = "aggregated|prefill|decode") String role,
         @DefaultValue("flotilla-sim") @NotBlank String model,
-        @DefaultValue("sim") @Pattern(regexp = "sim|openai-http") String engine,
+        @DefaultValue("sim") @Pattern(regexp = "sim|openai-http|sglang") String engine,
         @DefaultValue("1") @Min(1) @Max(512) int instances,
         @DefaultValue("3000") @Min(100) int leaseMs,
         @DefaultValue("1000") @Min(50) int heartbeatMs,
         @DefaultValue("250") @Min(10) int loadReportMs,
         @DefaultValue("10000") @Min(1) int eventBuffer,
         @DefaultValue("cl100k_base") @NotBlank String tokenizerId,
+        String tokenizerSource,
         @DefaultValue("bf16") @NotBlank String dtype,
         @DefaultValue Sim sim,
         @DefaultValue @Valid Transfer transfer,
@@ -149,8 +154,8 @@ public record WorkerProperties(
      * @param kvEventsTopic    KV event topic to subscribe to (vLLM's {@code topic}); empty: all topics
      * @param metricsPath      path of the engine's Prometheus endpoint
      * @param healthPath       path of the engine's health endpoint (200 = healthy)
-     * @param clearCachePath   path to POST to drop the engine's prefix cache (vLLM:
-     *                         {@code /reset_prefix_cache}, SGLang: {@code /flush_cache})
+     * @param clearCachePath   path to POST to drop the engine's prefix cache; default vLLM's
+     *                         {@code /reset_prefix_cache}, SGLang's {@code /flush_cache}
      * @param scrapeIntervalMs interval of health and metrics scrapes
      * @param unhealthyAfter   consecutive failed scrapes after which the engine counts as unhealthy
      * @param connectTimeoutMs TCP connect timeout to the engine
@@ -162,6 +167,10 @@ public record WorkerProperties(
      * @param handoffTtlMs     how long a P/D handoff from this worker (prefill role) stays usable; keep it
      *                         below the engine's own timeout for KV nobody reads (vLLM
      *                         {@code VLLM_NIXL_ABORT_REQUEST_TIMEOUT}, 480 s by default)
+     * @param kvCapacityBlocks the engine's KV capacity in blocks of {@code sim.block-size}; 0 (default): what
+     *                         the engine reports (vLLM {@code num_gpu_blocks}, SGLang {@code max_total_num_tokens}
+     *                         / block size). A positive value wins over the engine's
+     * @param serverInfoPath   SGLang: path of the server information ({@code max_total_num_tokens}, {@code page_size})
      */
     public record Http(
             @DefaultValue("http://localhost:8000") @NotBlank String url,
@@ -171,7 +180,7 @@ public record WorkerProperties(
             @DefaultValue("") String kvEventsTopic,
             @DefaultValue("/metrics") @NotBlank String metricsPath,
             @DefaultValue("/health") @NotBlank String healthPath,
-            @DefaultValue("/reset_prefix_cache") @NotBlank String clearCachePath,
+            String clearCachePath,
             @DefaultValue("250") @Min(10) int scrapeIntervalMs,
             @DefaultValue("4") @Min(1) int unhealthyAfter,
             @DefaultValue("2000") @Min(1) int connectTimeoutMs,
@@ -179,7 +188,34 @@ public record WorkerProperties(
             @DefaultValue("1000") @Min(1) int replayTimeoutMs,
             @DefaultValue("1024") @Min(1) int maxInFlight,
             @DefaultValue("true") boolean returnTokenIds,
-            @DefaultValue("120000") @Min(100) int handoffTtlMs) {
+            @DefaultValue("120000") @Min(100) int handoffTtlMs,
+            @DefaultValue("0") @Min(0) int kvCapacityBlocks,
+            @DefaultValue("/get_server_info") @NotBlank String serverInfoPath) {
+    }
+
+    /** The path that clears the engine's prefix cache: the configured one, else the engine's own. */
+    public String clearCachePath() {
+        String configured = http.clearCachePath();
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
+        return "sglang".equals(engine) ? "/flush_cache" : "/reset_prefix_cache";
+    }
+
+    /** Where the tokenizer of this worker's namespace can be loaded (see {@code tokenizer-source}). */
+    public String tokenizerSourceOrDefault() {
+        if (tokenizerSource != null && !tokenizerSource.isBlank()) {
+            return tokenizerSource;
+        }
+        return "cl100k_base".equals(tokenizerId) ? "builtin:cl100k_base" : tokenizerId;
+    }
+
+    /** The engine as the membership record names it: sim, vllm or sglang. */
+    public String engineKind() {
+        return switch (engine) {
+            case "openai-http" -> "vllm";
+            default -> engine;
+        };
     }
 
     /** The KV layout string workers advertise and hash with, e.g. {@code bf16/bs16/paged}. */

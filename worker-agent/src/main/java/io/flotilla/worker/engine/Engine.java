@@ -90,6 +90,23 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * KV capacity in blocks of {@link #blockSize()} as the engine itself reports it (vLLM's
+     * {@code num_gpu_blocks}, SGLang's {@code max_total_num_tokens}); 0 while unknown. The simulated
+     * engine's capacity is its configuration, so it answers 0 here and the agent advertises it as such.
+     */
+    default int reportedKvBlocks() {
+        return 0;
+    }
+
+    /**
+     * The engine's timing as learned from its own requests, when it has been measured enough to be
+     * trusted; empty for engines whose timing is known otherwise (the simulator's model) or not yet learned.
+     */
+    default java.util.Optional<TimingEstimate> learnedTiming() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Whether the engine can serve now. An in-process engine is healthy while it is open; an
      * adapter for an external server answers from its last health checks (see the adapter), so
      * this is cheap and never blocks. The agent publishes UNHEALTHY while it is false, which takes

@@ -27,8 +27,14 @@ import tools.jackson.databind.json.JsonMapper;
  *                         {@code choices[0].logprobs} with {@code return_tokens_as_token_ids}: tokens and
  *                         the keys of {@code top_logprobs} are {@code "token_id:N"}), else null
  */
-record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
-                       EngineException error, boolean hasChoice, TokenLogprob[] logprobs) {
+public record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
+                              EngineException error, boolean hasChoice, TokenLogprob[] logprobs) {
+
+    /** A chunk without log-probabilities. */
+    public CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
+                           EngineException error, boolean hasChoice) {
+        this(tokenIds, finishReason, usage, kvTransferParams, error, hasChoice, null);
+    }
 
     /**
      * @param promptTokens     prompt length
@@ -36,13 +42,13 @@ record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String 
      * @param cachedTokens     prompt tokens served from the prefix cache
      *                         ({@code prompt_tokens_details.cached_tokens}; 0 when the engine omits it)
      */
-    record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+    public record Usage(int promptTokens, int completionTokens, int cachedTokens) {
     }
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String TOKEN_ID_PREFIX = "token_id:";
 
-    static CompletionChunk parse(String json) {
+    public static CompletionChunk parse(String json) {
         JsonNode root = JSON.readTree(json);
         if (root.has("error") || "error".equals(root.path("object").asString(""))) {
             return new CompletionChunk(null, null, null, null, EngineHttpErrors.forStreamError(root), false, null);

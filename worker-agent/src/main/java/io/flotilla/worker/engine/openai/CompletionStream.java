@@ -18,8 +18,9 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One request streaming from an engine server: relays the SSE {@code data:} payloads of a
- * {@code /v1/completions} stream to a {@link TokenSink}.
+ * One request streaming from an engine server: relays the SSE {@code data:} payloads of its generation
+ * stream ({@code /v1/completions}, SGLang's {@code /generate}), decoded by the request's
+ * {@link ChunkDecoder}, to a {@link TokenSink}, and times it for the engine's learned timing.
  *
  * <p>Contract: the sink gets zero or more {@code onTokens}, then exactly one of {@code onFinish} or
  * {@code onError}, never overlapping (every sink call happens under this object's lock).
@@ -36,7 +37,9 @@ final class CompletionStream implements RequestHandle {
 
     private final EngineRequest request;
     private final TokenSink sink;
+    private final ChunkDecoder decoder;
     private final Runnable onDone;
+    private RequestClock clock;
     private Disposable subscription;
     private Disposable deadlineTimer;
     private boolean done;
@@ -45,10 +48,16 @@ final class CompletionStream implements RequestHandle {
     private CompletionChunk.Usage usage;
     private volatile boolean generating;
 
-    CompletionStream(EngineRequest request, TokenSink sink, Runnable onDone) {
+    CompletionStream(EngineRequest request, TokenSink sink, ChunkDecoder decoder, Runnable onDone) {
         this.request = request;
         this.sink = sink;
+        this.decoder = decoder;
         this.onDone = onDone;
+    }
+
+    /** Times this request (set before {@link #start}); without one it is not timed. */
+    synchronized void timeWith(RequestClock clock) {
+        this.clock = clock;
     }
 
     /**
@@ -124,7 +133,7 @@ final class CompletionStream implements RequestHandle {
         }
         CompletionChunk chunk;
         try {
-            chunk = CompletionChunk.parse(data);
+            chunk = decoder.decode(data);
         } catch (RuntimeException e) {
             fail(new EngineUnavailableException("malformed stream chunk from the engine: " + e.getMessage()));
             return;
@@ -148,6 +157,9 @@ final class CompletionStream implements RequestHandle {
             }
         }
         if (chunk.tokenIds() != null && chunk.tokenIds().length > 0) {
+            if (clock != null) {
+                clock.tokens();
+            }
             try {
                 if (request.options().logprobs()) {
                     if (chunk.logprobs() == null) {
@@ -203,6 +215,9 @@ final class CompletionStream implements RequestHandle {
             return;
         }
         end();
+        if (clock != null) {
+            clock.finished(promptTokens() - (usage == null ? 0 : usage.cachedTokens()), completionTokens());
+        }
         try {
             sink.onFinish(CompletionChunk.finishReason(finishReason), promptTokens(),
                     usage == null ? 0 : usage.cachedTokens(), completionTokens());

@@ -13,7 +13,7 @@ import tools.jackson.databind.json.JsonMapper;
  * too long, unknown model); 429/503 → {@link EngineOverloadedException} (try another worker);
  * any other status, and transport failures → {@link EngineUnavailableException}.
  */
-final class EngineHttpErrors {
+public final class EngineHttpErrors {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final int MAX_MESSAGE = 300;
@@ -21,7 +21,7 @@ final class EngineHttpErrors {
     private EngineHttpErrors() {
     }
 
-    static EngineException forStatus(int status, String body) {
+    public static EngineException forStatus(int status, String body) {
         String message = "engine answered " + status + ": " + message(body);
         return switch (status) {
             case 400, 404, 413, 422 -> new InvalidRequestException(message);
@@ -32,8 +32,13 @@ final class EngineHttpErrors {
 
     /** An error object inside a stream ({@code {"object":"error","code":400,...}} or {@code {"error":{...}}}). */
     static EngineException forStreamError(JsonNode error) {
+        return forStreamError(error, 500);
+    }
+
+    /** As {@link #forStreamError(JsonNode)}, with {@code defaultCode} for an error object that names none. */
+    public static EngineException forStreamError(JsonNode error, int defaultCode) {
         JsonNode e = error.has("error") && error.get("error").isObject() ? error.get("error") : error;
-        int code = e.path("code").asInt(500);
+        int code = e.path("code").asInt(defaultCode);
         return forStatus(code, e.toString());
     }
 

@@ -19,12 +19,22 @@ public final class ExternalEngineMeters {
     }
 
     /** Registers {@code engine}'s meters on {@code registry} with the worker's {@code tags}. */
-    public static void bind(OpenAiHttpEngine engine, MeterRegistry registry, Tags tags) {
+    public static void bind(RemoteEngine engine, MeterRegistry registry, Tags tags) {
         EngineMetricsScraper scraper = engine.scraper();
         Gauge.builder("flotilla.worker.engine.healthy", engine, e -> e.healthy() ? 1 : 0)
                 .description("1 while the engine answers health and metrics, else 0").tags(tags).register(registry);
         Gauge.builder("flotilla.worker.engine.block_size_mismatch", scraper, EngineMetricsScraper::mismatchedBlockSize)
                 .description("The engine's block size when it differs from the one Flotilla hashes with, else 0")
+                .tags(tags).register(registry);
+        Gauge.builder("flotilla.worker.engine.kv_capacity_blocks", engine, RemoteEngine::reportedKvBlocks)
+                .description("KV capacity the engine reports, in blocks of the worker's block size (0 while unknown)")
+                .tags(tags).register(registry);
+        Gauge.builder("flotilla.worker.engine.timing_samples", engine, e -> e.timingSamples()[0])
+                .description("Requests behind the learned timing").tags(tags).tag("fit", "prefill").register(registry);
+        Gauge.builder("flotilla.worker.engine.timing_samples", engine, e -> e.timingSamples()[1])
+                .description("Requests behind the learned timing").tags(tags).tag("fit", "decode").register(registry);
+        Gauge.builder("flotilla.worker.engine.timing_learned", engine, e -> e.learnedTiming().isPresent() ? 1 : 0)
+                .description("1 once the engine's timing is learned well enough to be published, else 0")
                 .tags(tags).register(registry);
         FunctionCounter.builder("flotilla.worker.engine.scrape_failures", scraper, EngineMetricsScraper::failedRoundsTotal)
                 .description("Health and metrics scrape rounds of the engine that failed").tags(tags).register(registry);

@@ -10,6 +10,11 @@ import java.util.OptionalDouble;
  * The samples of a Prometheus text exposition (format 0.0.4, as {@code prometheus_client} serves
  * it): {@code name{label="value",...} value [timestamp]} per line, {@code #} lines ignored. Lines
  * that do not parse are skipped, so one odd metric never hides the others.
+ *
+ * <p>Hand-written on purpose: Prometheus' Java libraries ({@code prometheus-metrics-exposition-textformats},
+ * the older {@code simpleclient_common}) only write the text format, and no maintained Java library on
+ * Maven Central parses it (the reference parser is Go's {@code expfmt}). The worker needs a handful of
+ * gauges and info labels, which this reads; it does not validate the format.
  */
 public final class PrometheusText {
 

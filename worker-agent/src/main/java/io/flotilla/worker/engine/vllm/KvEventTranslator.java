@@ -245,11 +245,14 @@ public final class KvEventTranslator {
         return KvEvent.newBuilder().setCleared(AllBlocksCleared.getDefaultInstance()).build();
     }
 
-    /** vLLM's medium names: none or "GPU" for device memory, "CPU" for host offload, else a disk-like tier. */
+    /**
+     * Medium names: none or "GPU" for device memory, "CPU" (vLLM) or "CPU_PINNED" (SGLang's host tier) for host
+     * memory, else a disk-like tier.
+     */
     static KvTier tier(String medium) {
         if (medium == null || medium.equalsIgnoreCase(VllmKvEvent.MEDIUM_GPU)) {
             return KvTier.KV_TIER_DEVICE;
         }
-        return medium.equalsIgnoreCase("CPU") ? KvTier.KV_TIER_HOST : KvTier.KV_TIER_DISK;
+        return medium.toUpperCase(java.util.Locale.ROOT).startsWith("CPU") ? KvTier.KV_TIER_HOST : KvTier.KV_TIER_DISK;
     }
 }

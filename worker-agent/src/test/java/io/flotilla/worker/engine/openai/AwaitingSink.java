@@ -11,10 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** A token sink that records a request's output, checks the callback-order contract and can be awaited. */
-final class AwaitingSink implements TokenSink {
+public final class AwaitingSink implements TokenSink {
 
     /** The terminal callback: a finish (error null) or an error (reason null). */
-    record End(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens, Throwable error) {
+    public record End(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens, Throwable error) {
     }
 
     private final List<Integer> tokens = new ArrayList<>();
@@ -58,11 +58,11 @@ final class AwaitingSink implements TokenSink {
         }
     }
 
-    End await() {
+    public End await() {
         return await(Duration.ofSeconds(10));
     }
 
-    End await(Duration timeout) {
+    public End await(Duration timeout) {
         try {
             return end.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
@@ -78,11 +78,11 @@ final class AwaitingSink implements TokenSink {
         return tokens.size();
     }
 
-    synchronized List<Integer> tokens() {
+    public synchronized List<Integer> tokens() {
         return List.copyOf(tokens);
     }
 
-    synchronized List<String> violations() {
+    public synchronized List<String> violations() {
         return List.copyOf(violations);
     }
 }

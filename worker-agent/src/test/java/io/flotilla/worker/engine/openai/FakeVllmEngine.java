@@ -1,21 +1,17 @@
 package io.flotilla.worker.engine.openai;
 
+import io.flotilla.worker.engine.vllm.FakePrefixCache;
 import io.flotilla.worker.engine.vllm.FakeVllmPublisher;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 import static io.flotilla.worker.engine.vllm.MsgspecWire.batchArray;
 import static io.flotilla.worker.engine.vllm.MsgspecWire.batchMap;
 import static io.flotilla.worker.engine.vllm.MsgspecWire.storedArray;
 import static io.flotilla.worker.engine.vllm.MsgspecWire.storedMap;
-import static io.flotilla.worker.engine.vllm.MsgspecWire.u64;
 
 /**
  * One fake vLLM engine process, as a worker agent sees it: the OpenAI HTTP server
@@ -34,15 +30,11 @@ public final class FakeVllmEngine implements AutoCloseable {
     /** The two msgpack forms vLLM has shipped: positional arrays (older) and tagged maps (newer). */
     public enum WireForm { ARRAY, MAP }
 
-    private record BlockKey(Long parent, List<Integer> tokens) {
-    }
-
     private final FakeVllmServer http;
     private final FakeVllmPublisher events;
     private final WireForm form;
     private final int blockSize;
-    private final Random hashes;
-    private final Map<BlockKey, Long> cached = new HashMap<>();
+    private final FakePrefixCache cache;
     private final List<int[]> prompts = new ArrayList<>();
     private int batches;
     private boolean loseNext;
@@ -50,7 +42,7 @@ public final class FakeVllmEngine implements AutoCloseable {
     private FakeVllmEngine(WireForm form, int blockSize, long seed) throws IOException {
         this.form = form;
         this.blockSize = blockSize;
-        this.hashes = new Random(seed);
+        this.cache = new FakePrefixCache(blockSize, seed);
         this.events = new FakeVllmPublisher("kv-events");
         try {
             this.http = new FakeVllmServer();
@@ -117,39 +109,12 @@ public final class FakeVllmEngine implements AutoCloseable {
 
     private synchronized int admit(int[] prompt) {
         prompts.add(prompt.clone());
-        int full = prompt.length / blockSize;
-        Long parent = null;
-        int hit = 0;
-        while (hit < full) {
-            Long h = cached.get(key(parent, prompt, hit));
-            if (h == null) {
-                break;
-            }
-            parent = h;
-            hit++;
+        FakePrefixCache.Admission a = cache.admit(prompt);
+        if (!a.stored().isEmpty()) {
+            publish(a.stored(), a.parent(), a.tokens());
         }
-        if (hit < full) {
-            Long firstParent = parent;
-            List<Object> stored = new ArrayList<>();
-            for (int b = hit; b < full; b++) {
-                long h = hashes.nextLong();
-                cached.put(key(parent, prompt, b), h);
-                stored.add(u64(h));
-                parent = h;
-            }
-            publish(stored, firstParent == null ? null : u64(firstParent),
-                    Arrays.copyOfRange(prompt, hit * blockSize, full * blockSize));
-        }
-        int cachedTokens = hit * blockSize;
+        int cachedTokens = a.hitBlocks() * blockSize;
         return cachedTokens < prompt.length ? cachedTokens : cachedTokens - blockSize;
-    }
-
-    private BlockKey key(Long parent, int[] prompt, int block) {
-        List<Integer> tokens = new ArrayList<>(blockSize);
-        for (int i = block * blockSize; i < (block + 1) * blockSize; i++) {
-            tokens.add(prompt[i]);
-        }
-        return new BlockKey(parent, tokens);
     }
 
     private void publish(List<Object> hashes, Object parent, int[] tokens) {

@@ -152,6 +152,11 @@ public final class FakeVllmServer implements AutoCloseable {
         kvConnector = on;
     }
 
+    /** What {@code /metrics} reports: running and waiting requests, KV usage, block size and {@code num_gpu_blocks}. */
+    public void setMetrics(int running, int waiting, double usage, int blockSize, int gpuBlocks) {
+        metrics = vllmMetrics(running, waiting, usage, blockSize, gpuBlocks);
+    }
+
     /** The status {@code /health} answers (200 = healthy). */
     public void setHealthStatus(int status) {
         healthStatus = status;
@@ -278,12 +283,14 @@ public final class FakeVllmServer implements AutoCloseable {
         return ids;
     }
 
-    private static void send(OutputStream out, String data) throws IOException {
+    /** One SSE event: {@code data: <data>} and a blank line. */
+    public static void send(OutputStream out, String data) throws IOException {
         out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
     }
 
-    private static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
+    /** A whole response; an empty body is sent without one. */
+    public static void reply(HttpExchange ex, int status, String type, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", type);
         ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);

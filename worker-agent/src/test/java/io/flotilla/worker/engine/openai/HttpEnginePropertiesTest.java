@@ -45,7 +45,8 @@ class HttpEnginePropertiesTest {
         assertThat(http.kvEventsReplay()).isEmpty();
         assertThat(http.metricsPath()).isEqualTo("/metrics");
         assertThat(http.healthPath()).isEqualTo("/health");
-        assertThat(http.clearCachePath()).isEqualTo("/reset_prefix_cache");
+        assertThat(bind(Map.of()).clearCachePath()).isEqualTo("/reset_prefix_cache");
+        assertThat(bind(Map.of("flotilla.worker.engine", "sglang")).clearCachePath()).isEqualTo("/flush_cache");
         assertThat(http.scrapeIntervalMs()).isEqualTo(250);
         assertThat(http.unhealthyAfter()).isEqualTo(4);
         assertThat(http.requestTimeoutMs()).isEqualTo(60_000);

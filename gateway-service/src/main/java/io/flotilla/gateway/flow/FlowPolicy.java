@@ -1,0 +1,124 @@
+package io.flotilla.gateway.flow;
+
+import io.flotilla.gateway.openai.ApiError;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Who waits how: a request's band (its {@code x-flotilla-priority} header, else its flow's configured
+ * priority, else the default), its flow's DRR weight, its tenant label on metrics, and its queue
+ * timeout ({@code x-flotilla-queue-timeout}, else the model's, capped by the client's own timeout).
+ * A flow is an API key id or, without keys, a tenant.
+ */
+public final class FlowPolicy {
+
+    /**
+     * Settings of one flow.
+     *
+     * @param priority    its band when the request names none
+     * @param maxPriority the highest band its requests may ask for
+     * @param weight      its DRR weight (share of the band while backlogged)
+     */
+    public record Tenant(Priority priority, Priority maxPriority, int weight) {
+    }
+
+    private final Priority defaultPriority;
+    private final Map<String, Tenant> tenants;
+    private final Duration maxQueueTimeout;
+
+    public FlowPolicy(Priority defaultPriority, Map<String, Tenant> tenants, Duration maxQueueTimeout) {
+        this.defaultPriority = defaultPriority;
+        this.tenants = Map.copyOf(tenants);
+        this.maxQueueTimeout = maxQueueTimeout;
+    }
+
+    /** The band of a request of {@code flow}; 400 for an unknown band, 403 for one above the flow's maximum. */
+    public Priority priority(String flow, String header) {
+        Tenant t = tenants.get(flow);
+        if (header == null || header.isBlank()) {
+            return t != null && t.priority() != null ? t.priority() : defaultPriority;
+        }
+        Priority asked = Priority.parse(header);
+        if (asked == null) {
+            throw ApiError.invalid(null, "Invalid header 'x-flotilla-priority': '" + header
+                    + "'. Expected 'interactive', 'standard' or 'batch'.");
+        }
+        Priority max = t == null || t.maxPriority() == null ? Priority.INTERACTIVE : t.maxPriority();
+        if (asked.higherThan(max)) {
+            throw new ApiError(403, "permission_error", null, "priority_not_allowed", "Requests of " + flow
+                    + " may ask for priority '" + max.label() + "' at most, not '" + asked.label() + "'.", null);
+        }
+        return asked;
+    }
+
+    public long weight(String flow) {
+        Tenant t = tenants.get(flow);
+        return t == null ? 1 : Math.max(1, t.weight());
+    }
+
+    /** The tenant tag of {@code flow} on metrics: itself when configured, else {@code other}. */
+    public String label(String flow) {
+        return tenants.containsKey(flow) ? flow : FlowMetrics.OTHER;
+    }
+
+    /**
+     * How long a request may wait: {@code header} when given, else {@code modelDefault}; at most the
+     * client's own timeout ({@code x-stainless-timeout}, seconds) when it sent one.
+     */
+    public Duration queueTimeout(String header, Duration modelDefault, String clientTimeout) {
+        Duration timeout = modelDefault;
+        if (header != null && !header.isBlank()) {
+            timeout = parse("x-flotilla-queue-timeout", header);
+            if (timeout.compareTo(maxQueueTimeout) > 0) {
+                throw ApiError.invalid(null, "Invalid header 'x-flotilla-queue-timeout': " + header + " is longer than "
+                        + "the longest wait this gateway allows (" + maxQueueTimeout.toSeconds() + " s).");
+            }
+        }
+        if (clientTimeout != null && !clientTimeout.isBlank()) {
+            try {
+                double s = Double.parseDouble(clientTimeout.strip());
+                if (s > 0 && Double.isFinite(s)) {
+                    timeout = min(timeout, Duration.ofMillis((long) (s * 1000)));
+                }
+            } catch (NumberFormatException ignored) {
+                // an SDK header we do not own: a malformed one does not fail the request
+            }
+        }
+        return timeout;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h} or bare seconds ({@code 1.5}); 400 otherwise. */
+    static Duration parse(String header, String value) {
+        String v = value.strip().toLowerCase(Locale.ROOT);
+        double unitMs = 1000;
+        String number = v;
+        if (v.endsWith("ms")) {
+            unitMs = 1;
+            number = v.substring(0, v.length() - 2);
+        } else if (v.endsWith("s")) {
+            number = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("m")) {
+            unitMs = 60_000;
+            number = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("h")) {
+            unitMs = 3_600_000;
+            number = v.substring(0, v.length() - 1);
+        }
+        try {
+            double ms = Double.parseDouble(number.strip()) * unitMs;
+            if (ms >= 0 && Double.isFinite(ms)) {
+                return Duration.ofNanos(Math.round(ms * 1e6));
+            }
+        } catch (NumberFormatException ignored) {
+            // answered below
+        }
+        throw ApiError.invalid(null, "Invalid header '" + header + "': '" + value
+                + "'. Expected a duration such as 30s, 500ms, 2m or a number of seconds.");
+    }
+}

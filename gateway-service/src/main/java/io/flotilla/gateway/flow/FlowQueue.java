@@ -1,0 +1,212 @@
+package io.flotilla.gateway.flow;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.ToLongFunction;
+
+/**
+ * The waiting requests of one model: strict priority between bands; deficit round robin between the
+ * flows (API keys or tenants) of a band, by estimated cost; earliest deadline first inside a flow.
+ *
+ * <p>DRR (Shreedhar and Varghese): the flows of a band that have waiters form a ring; when a flow's
+ * turn begins its deficit grows by {@code quantum × weight} tokens, and it dispatches its EDF head
+ * while the head's cost fits the deficit; then the turn passes. A flow that empties leaves the ring and
+ * forgets its deficit, so idle flows bank nothing. While both flows of a band are backlogged, each
+ * receives the same tokens per round (times its weight) whatever its arrival rate.
+ *
+ * <p>Not thread-safe: the {@link FlowController} holds the model's lock around every call.
+ */
+final class FlowQueue {
+
+    private static final class Flow {
+        final String id;
+        final long weight;
+        final TreeSet<Waiter> waiters = new TreeSet<>(Waiter.EDF);
+        long deficit;
+        boolean credited;
+
+        Flow(String id, long weight) {
+            this.id = id;
+            this.weight = weight;
+        }
+    }
+
+    private static final class Band {
+        final Map<String, Flow> flows = new HashMap<>();
+        final ArrayDeque<Flow> ring = new ArrayDeque<>();
+        int size;
+    }
+
+    private final Band[] bands = new Band[Priority.values().length];
+    private final long quantum;
+    private final ToLongFunction<String> weights;
+    private int size;
+
+    /**
+     * @param quantum tokens a flow of weight 1 may dispatch per round
+     * @param weights weight (≥ 1) of a flow id
+     */
+    FlowQueue(long quantum, ToLongFunction<String> weights) {
+        if (quantum < 1) {
+            throw new IllegalArgumentException("quantum must be positive");
+        }
+        this.quantum = quantum;
+        this.weights = weights;
+        for (int i = 0; i < bands.length; i++) {
+            bands[i] = new Band();
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    int size(Priority band) {
+        return bands[band.ordinal()].size;
+    }
+
+    void add(Waiter w) {
+        Band band = bands[w.request.priority().ordinal()];
+        Flow flow = band.flows.computeIfAbsent(w.request.flow(), id -> new Flow(id, Math.max(1, weights.applyAsLong(id))));
+        if (flow.waiters.isEmpty()) {
+            band.ring.addLast(flow);
+        }
+        flow.waiters.add(w);
+        band.size++;
+        size++;
+    }
+
+    /** Removes a waiter (expired, cancelled, displaced); false when it is not queued. */
+    boolean remove(Waiter w) {
+        Band band = bands[w.request.priority().ordinal()];
+        Flow flow = band.flows.get(w.request.flow());
+        if (flow == null || !flow.waiters.remove(w)) {
+            return false;
+        }
+        band.size--;
+        size--;
+        if (flow.waiters.isEmpty()) {
+            leave(band, flow);
+        }
+        return true;
+    }
+
+    /** The next request to dispatch, removed; null when nothing waits. */
+    Waiter poll() {
+        for (Band band : bands) {
+            if (band.size > 0) {
+                return poll(band);
+            }
+        }
+        return null;
+    }
+
+    private Waiter poll(Band band) {
+        int passed = 0;
+        while (true) {
+            Flow flow = band.ring.peekFirst();
+            if (!flow.credited) {
+                flow.deficit += quantum * flow.weight;
+                flow.credited = true;
+            }
+            Waiter head = flow.waiters.first();
+            if (head.request.cost() <= flow.deficit) {
+                flow.waiters.pollFirst();
+                flow.deficit -= head.request.cost();
+                band.size--;
+                size--;
+                if (flow.waiters.isEmpty()) {
+                    leave(band, flow);
+                }
+                return head;
+            }
+            flow.credited = false;
+            band.ring.addLast(band.ring.pollFirst());
+            if (++passed == band.ring.size()) {
+                skipRounds(band);
+                passed = 0;
+            }
+        }
+    }
+
+    /**
+     * Every flow of the band was short of its head's cost for a whole round: grant the rounds that
+     * would pass before the first of them fits, at once, instead of looping through them.
+     */
+    private void skipRounds(Band band) {
+        long rounds = Long.MAX_VALUE;
+        for (Flow f : band.ring) {
+            long perRound = quantum * f.weight;
+            long missing = f.waiters.first().request.cost() - f.deficit;
+            rounds = Math.min(rounds, (missing + perRound - 1) / perRound - 1);
+        }
+        if (rounds > 0) {
+            for (Flow f : band.ring) {
+                f.deficit += rounds * quantum * f.weight;
+            }
+        }
+    }
+
+    private static void leave(Band band, Flow flow) {
+        band.ring.remove(flow);
+        band.flows.remove(flow.id);
+    }
+
+    /**
+     * The waiter a request of band {@code arriving} may displace from a full queue: in the lowest band
+     * below it that has waiters, the one with the latest deadline (latest arrival among equals); null
+     * when no lower band has any.
+     */
+    Waiter displaceable(Priority arriving) {
+        for (int b = bands.length - 1; b > arriving.ordinal(); b--) {
+            Waiter latest = null;
+            for (Flow f : bands[b].flows.values()) {
+                Waiter last = f.waiters.last();
+                if (latest == null || Waiter.EDF.compare(last, latest) > 0) {
+                    latest = last;
+                }
+            }
+            if (latest != null) {
+                return latest;
+            }
+        }
+        return null;
+    }
+
+    /** Every waiter, for draining at shutdown. */
+    List<Waiter> all() {
+        List<Waiter> out = new ArrayList<>(size);
+        for (Band b : bands) {
+            for (Flow f : b.flows.values()) {
+                out.addAll(f.waiters);
+            }
+        }
+        return out;
+    }
+
+    /** Per band, per flow: waiters, deficit and the oldest enqueue time (for the actuator view). */
+    Map<Priority, Map<String, FlowView>> view() {
+        Map<Priority, Map<String, FlowView>> out = new LinkedHashMap<>();
+        for (Priority p : Priority.values()) {
+            Map<String, FlowView> flows = new LinkedHashMap<>();
+            for (Flow f : bands[p.ordinal()].ring) {
+                long oldest = Long.MAX_VALUE;
+                for (Waiter w : f.waiters) {
+                    oldest = Math.min(oldest, w.enqueuedNanos);
+                }
+                flows.put(f.id, new FlowView(f.waiters.size(), f.deficit, f.weight, oldest));
+            }
+            out.put(p, flows);
+        }
+        return out;
+    }
+
+    /** One flow as the actuator shows it. */
+    record FlowView(int waiting, long deficit, long weight, long oldestEnqueuedNanos) {
+    }
+}

@@ -1,0 +1,78 @@
+package io.flotilla.gateway.generation;
+
+import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.protocol.v1.RoutingMode;
+import io.flotilla.protocol.v1.TokenLogprobs;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What happened to one request, in order. {@link RequestResult#apply} folds these into the request's
+ * immutable result; nothing else changes it. Attempt events come from the {@link GenerationPipeline}
+ * (one attempt per worker the request ran on), response events from the HTTP side.
+ */
+public sealed interface RequestEvent {
+
+    /** Attempt events, which the pipeline emits downstream as well. */
+    sealed interface Attempt extends RequestEvent {
+    }
+
+    /** Flow control dispatched the request after it waited {@code waited}. */
+    record Dispatched(Duration waited) implements RequestEvent {
+    }
+
+    /** A worker was chosen: by a router ({@code router ≥ 0}) or by the gateway itself. */
+    record Routed(String worker, RoutingMode mode, int router) implements Attempt {
+    }
+
+    /** A prefill worker prefilled the prompt and handed the KV over. */
+    record Prefilled(String prefillWorker, int cachedTokens) implements Attempt {
+    }
+
+    /**
+     * One worker chunk of choice {@code choice} (0 unless the request asked for n &gt; 1): newly generated
+     * token ids (maybe none) at {@code at}, with their log-probabilities when the request asked for them;
+     * {@code handoffUsed} as the chunk says; {@code cachedTokens} from its usage, or null when it had none.
+     */
+    record Tokens(int choice, int[] ids, List<TokenLogprobs> logprobs, Instant at, boolean handoffUsed,
+                  Integer cachedTokens) implements Attempt {
+
+        public Tokens(int[] ids, Instant at, boolean handoffUsed, Integer cachedTokens) {
+            this(0, ids, List.of(), at, handoffUsed, cachedTokens);
+        }
+    }
+
+    /** The worker's stream failed; the request moves on without {@code failedWorker}. */
+    record Migrated(String failedWorker) implements Attempt {
+    }
+
+    /**
+     * Choice {@code choice} ended normally: {@code LENGTH} (max tokens) or {@code STOP} (eos, a stop token or
+     * a stop string); {@code last} when it was the attempt's last choice to end.
+     */
+    record Finished(int choice, FinishReason reason, boolean last) implements Attempt {
+
+        public Finished(FinishReason reason) {
+            this(0, reason, true);
+        }
+    }
+
+    /** The first byte of the response body is about to be written. */
+    record ResponseStarted() implements RequestEvent {
+    }
+
+    /** The client received the end of the output ({@code stop} or {@code length}). */
+    record Responded(String finishReason) implements RequestEvent {
+    }
+
+    /** An error was sent inside an already started stream. */
+    record StreamedError(ApiError error) implements RequestEvent {
+    }
+
+    /** The client went away before the end. */
+    record Abandoned() implements RequestEvent {
+    }
+}

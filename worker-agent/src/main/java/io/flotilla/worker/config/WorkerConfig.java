@@ -16,6 +16,7 @@ import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.openai.RemoteEngine;
 import io.flotilla.worker.engine.sglang.SglangEngine;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
+import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
 import io.flotilla.worker.kvbm.DirectMemory;
@@ -107,6 +108,7 @@ class WorkerConfig {
             DirectMemory.require(perWorker * properties.instances(), properties.instances()
                     + " worker(s) with a host KV tier of " + kvbm.hostBytes() + " and their device pools");
         }
+        SimScript script = sim.script() == null ? null : SimScript.load(sim.script());
         return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
                 .blockSize(sim.blockSize())
                 .totalBlocks(sim.totalBlocks())
@@ -122,7 +124,7 @@ class WorkerConfig {
                 .namespace(identity.namespace())
                 .timing(timing)
                 .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)
-                .build(), identity.id() + "-engine");
+                .build(), script, identity.id() + "-engine");
     }
 
     /**

@@ -84,6 +84,8 @@ public record WorkerProperties(
      * @param vocabSize      token ids are in [0, vocabSize): prompts with other ids are refused and generated
      *                       ids are drawn from it (100277, cl100k_base; a model directory's tokenizer needs its own)
      * @param eosTokenId     the token that ends a generation (100257, cl100k_base {@code <|endoftext|>})
+     * @param script         scripted mode: a JSON file of rules that give chosen prompts fixed replies
+     *                       (tool calls, reasoning, …; see {@code SimScript}); unset: every prompt is sampled
      */
     public record Sim(
             @DefaultValue("16") @Min(1) @Max(1024) int blockSize,
@@ -97,7 +99,8 @@ public record WorkerProperties(
             String profile,
             @DefaultValue("0") long seed,
             @DefaultValue("100277") @Min(1) int vocabSize,
-            @DefaultValue("100257") @Min(0) int eosTokenId) {
+            @DefaultValue("100257") @Min(0) int eosTokenId,
+            Path script) {
 
         public Sim {
             if (eosTokenId >= vocabSize) {

@@ -1,10 +1,11 @@
-package io.flotilla.gateway.tokenize;
+package io.flotilla.gateway.jinja;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.LegacyOverrides;
 import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
+import com.hubspot.jinjava.lib.exptest.ExpTest;
 import com.hubspot.jinjava.lib.filter.Filter;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import com.hubspot.jinjava.lib.tag.Tag;
@@ -16,11 +17,14 @@ import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Jinjava set up to render HuggingFace chat templates as transformers' {@code apply_chat_template}
  * does with Python's Jinja: {@code trim_blocks} and {@code lstrip_blocks}, Jinja's whitespace control
- * ({@code {%-}, {@code -}}}) and operator precedence, Python {@code str} methods, a {@code tojson}
+ * ({@code {%-}, {@code -}}}) and operator precedence (also of {@code not x is test}, see
+ * {@link #pythonPrecedence}), Python's {@code iterable} test, Python {@code str} methods, a {@code tojson}
  * that prints like {@code json.dumps(ensure_ascii=False)}, the globals {@code raise_exception} and
  * {@code strftime_now}, and the {@code {% generation %}} block (rendered as its body).
  *
@@ -28,17 +32,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * reports it): extended slices with a step ({@code [::-1]}), chained comparisons ({@code a < b < c}),
  * string repetition ({@code 'x' * 3}); booleans print as {@code true}/{@code false}.
  */
-final class HfJinjaEnvironment {
+public final class HfJinjaEnvironment {
 
     /** Context key of the render's "now", read by {@code strftime_now}. */
-    static final String NOW = "__flotilla_now";
+    public static final String NOW = "__flotilla_now";
     /** Context key of an {@code AtomicReference<String>} in which {@code raise_exception} leaves its message. */
-    static final String RAISED = "__flotilla_raised";
+    public static final String RAISED = "__flotilla_raised";
 
     private HfJinjaEnvironment() {
     }
 
-    static Jinjava create() {
+    public static Jinjava create() {
         CompositeELResolver resolver = new CompositeELResolver();
         resolver.add(new PythonStringMethods());
         resolver.add(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_ONLY);
@@ -58,11 +62,50 @@ final class HfJinjaEnvironment {
                         .build())
                 .build();
         Jinjava jinjava = new Jinjava(config);
+        jinjava.registerExpTest(new PythonIterable());
         jinjava.registerFilter(new ToJson());
         jinjava.registerTag(new GenerationTag());
         jinjava.registerFunction(function("raise_exception", "raiseException", String.class));
         jinjava.registerFunction(function("strftime_now", "strftimeNow", String.class));
         return jinjava;
+    }
+
+    /** {@code not x is test} / {@code not x is not test} inside a tag or an expression. */
+    private static final Pattern NOT_IS = Pattern.compile(
+            "\\bnot\\s+([A-Za-z_][\\w.]*(?:\\[[^\\]]*\\])*)\\s+is\\s+(not\\s+)?([A-Za-z_]\\w*)");
+    private static final Pattern CODE = Pattern.compile("\\{[%{].*?[%}]\\}", Pattern.DOTALL);
+
+    /**
+     * The template with Python's precedence made explicit where Jinjava's differs: Python reads
+     * {@code not x is defined} as {@code not (x is defined)}, Jinjava as {@code (not x) is defined} (always
+     * true), which turns Llama 3's {@code if not tools is defined} into "tools is none". Only code inside
+     * {@code {% %}} and <code>{{ }}</code> is rewritten, never the template's text.
+     */
+    public static String pythonPrecedence(String source) {
+        Matcher code = CODE.matcher(source);
+        StringBuilder out = new StringBuilder(source.length() + 16);
+        while (code.find()) {
+            String block = NOT_IS.matcher(code.group()).replaceAll(m -> Matcher.quoteReplacement(
+                    "not (" + m.group(1) + " is " + (m.group(2) == null ? "" : "not ") + m.group(3) + ")"));
+            code.appendReplacement(out, Matcher.quoteReplacement(block));
+        }
+        code.appendTail(out);
+        return out.toString();
+    }
+
+    /** Python's idea of iterable: strings, lists, dicts and sets are; numbers, booleans and None are not. */
+    static final class PythonIterable implements ExpTest {
+
+        @Override
+        public String getName() {
+            return "iterable";
+        }
+
+        @Override
+        public boolean evaluate(Object var, JinjavaInterpreter interpreter, Object... args) {
+            return var instanceof CharSequence || var instanceof Iterable<?> || var instanceof Map<?, ?>
+                    || (var != null && var.getClass().isArray());
+        }
     }
 
     private static ELFunctionDefinition function(String name, String method, Class<?>... params) {

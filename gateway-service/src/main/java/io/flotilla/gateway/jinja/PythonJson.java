@@ -1,4 +1,4 @@
-package io.flotilla.gateway.tokenize;
+package io.flotilla.gateway.jinja;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -12,7 +12,7 @@ import java.util.Map;
  * and keys (or {@code ","} and {@code ": "} with an indent), non-ASCII text as is, maps in their
  * iteration order. Templates print tool schemas and arguments with it, so the bytes must match.
  */
-final class PythonJson {
+public final class PythonJson {
 
     private PythonJson() {
     }
@@ -21,7 +21,7 @@ final class PythonJson {
      * @param indent     spaces per level, or null for one line
      * @param separators item and key separators, or null for Python's defaults
      */
-    static String dumps(Object value, Integer indent, List<String> separators, boolean sortKeys) {
+    public static String dumps(Object value, Integer indent, List<String> separators, boolean sortKeys) {
         String itemSep = indent == null ? ", " : ",";
         String keySep = ": ";
         if (separators != null) {

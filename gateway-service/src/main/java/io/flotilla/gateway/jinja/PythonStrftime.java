@@ -1,4 +1,4 @@
-package io.flotilla.gateway.tokenize;
+package io.flotilla.gateway.jinja;
 
 import java.time.ZonedDateTime;
 import java.time.format.TextStyle;

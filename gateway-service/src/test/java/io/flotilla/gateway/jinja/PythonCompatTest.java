@@ -1,4 +1,4 @@
-package io.flotilla.gateway.tokenize;
+package io.flotilla.gateway.jinja;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -1,4 +1,4 @@
-package io.flotilla.gateway.tokenize;
+package io.flotilla.gateway.jinja;
 
 import jinjava.javax.el.ELContext;
 import jinjava.javax.el.ELResolver;

@@ -83,7 +83,7 @@ public final class LimitStore implements AutoCloseable {
         this.uri = RedisURI.create(uri);
         this.uri.setTimeout(timeout);
         this.metrics = metrics;
-        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+        this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
         this.client = RedisClient.create(resources, this.uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
@@ -98,7 +98,7 @@ public final class LimitStore implements AutoCloseable {
                 .failureRateThreshold(50)
                 .waitDurationInOpenState(openFor)
                 .permittedNumberOfCallsInHalfOpenState(1)
-                .automaticTransitionFromOpenToHalfOpenEnabled(false)
+                .automaticTransitionFromOpenToHalfOpenEnabled(true)
                 .build());
         this.connector = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "limits-store-connect");

@@ -16,9 +16,10 @@ import java.nio.file.Path;
  * gives them Kafka: one server for the whole test JVM, started on first use, stopped and deleted when
  * the JVM ends. Tests share it, so they use unique key prefixes.
  *
- * <p>Without a {@code redis-server} binary: under CI ({@code CI=true}, where {@code .ci/run} installs
- * it) the test class <b>fails</b> with the install hint; elsewhere it is aborted (reported as
- * skipped) with the same hint on standard error, never silently.
+ * <p>Without a {@code redis-server} binary: where one is required ({@code FLOTILLA_REQUIRE_REDIS=true},
+ * which {@code .ci/run} sets after installing it, or {@code CI=true}) the test class <b>fails</b> with the
+ * install hint; elsewhere it is aborted (reported as skipped) with the same hint on standard error, never
+ * silently.
  *
  * <pre>
  * &#64;ExtendWith(RedisServerExtension.class)
@@ -51,14 +52,14 @@ public final class RedisServerExtension implements BeforeAllCallback, ParameterR
         }
     }
 
-    /** Fails under CI, aborts elsewhere, when this machine has no redis-server. */
+    /** Fails where Redis is required, aborts elsewhere, when this machine has no redis-server. */
     public static void requireBinary() {
         if (RedisServer.binary().isPresent()) {
             return;
         }
         String message = "this test needs a real Redis and no redis-server was found: " + RedisServer.INSTALL_HINT;
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new IllegalStateException(message + " (.ci/run installs it; CI must have it)");
+        if ("true".equalsIgnoreCase(System.getenv("FLOTILLA_REQUIRE_REDIS")) || "true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new IllegalStateException(message + " (.ci/install-redis installs it; CI must have it)");
         }
         System.err.println("SKIPPED (no redis-server): " + message);
         Assumptions.abort(message);

@@ -26,7 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * once its bucket would be full again. When the store cannot be used — not connected, skipped by the
  * breaker, a failed or timed-out call — the same call decides with this gateway's own bucket of the key
  * instead (so each replica admits up to the limit on its own while the store is away) and counts the
- * fallback. Bucket state is time-based on the gateways' clocks ({@code clock}), so the replicas'
+ * fallback. The local bucket is also drawn by every request the shared bucket admits, so it always
+ * holds what this gateway has not admitted lately: a store that answers some calls and times out on
+ * others (a stalled machine, a flapping link) lets the replicas admit at most the limit each, never the
+ * shared tokens plus a fresh local bucket's on top. Bucket state is time-based on the gateways' clocks ({@code clock}), so the replicas'
  * clocks should agree (NTP) to well under a period.
  *
  * <p>Keys are API key ids (bounded by the configured keys) or {@code anonymous}: one local bucket and
@@ -103,7 +106,13 @@ public final class KeyRateLimits {
                 .computeIfAbsent(key, k -> p.builder().build(keyPrefix + k, configuration))
                 .tryConsumeAndReturnRemaining(1));
         return Mono.fromFuture(probe, true)
-                .map(KeyRateLimits::decision)
+                .map(p2 -> {
+                    Decision d = decision(p2);
+                    if (d.allowed()) {
+                        localBucket(key).tryConsume(1); // keeps this gateway's own count of what it admitted
+                    }
+                    return d;
+                })
                 .onErrorResume(e -> {
                     metrics.fallback(LIMIT, e);
                     return Mono.just(local(key));
@@ -111,8 +120,12 @@ public final class KeyRateLimits {
     }
 
     private Decision local(String key) {
-        return decision(local.computeIfAbsent(key, k -> Bucket.builder().addLimit(configuration.getBandwidths()[0])
-                .withCustomTimePrecision(clock).build()).tryConsumeAndReturnRemaining(1));
+        return decision(localBucket(key).tryConsumeAndReturnRemaining(1));
+    }
+
+    private Bucket localBucket(String key) {
+        return local.computeIfAbsent(key, k -> Bucket.builder().addLimit(configuration.getBandwidths()[0])
+                .withCustomTimePrecision(clock).build());
     }
 
     private static Decision decision(ConsumptionProbe probe) {

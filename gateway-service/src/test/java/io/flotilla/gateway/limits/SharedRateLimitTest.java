@@ -171,4 +171,25 @@ class SharedRateLimitTest {
         }
     }
 
+    @Test
+    void whatAGatewayAdmittedThroughTheStoreStillCountsWhenItFallsBackToItsOwnBucket(@TempDir Path dir) {
+        RedisServer own = new RedisServer(new RedisServer.Config(dir, 0, true, "16mb", Duration.ofSeconds(20))).start();
+        try {
+            KeyRateLimits a = gateway(store(own.uri()));
+            for (int i = 0; i < 30; i++) {
+                assertThat(a.tryAcquire("key-half").block(Duration.ofSeconds(5)).allowed()).isTrue();
+            }
+            own.close();
+            int allowed = 0;
+            for (int i = 0; i < 40; i++) {
+                if (a.tryAcquire("key-half").block(Duration.ofSeconds(5)).allowed()) {
+                    allowed++;
+                }
+            }
+            assertThat(allowed).as("50 per period, 30 of them already admitted through the store").isEqualTo(20);
+            assertThat(metrics.fallbacks(KeyRateLimits.LIMIT)).isEqualTo(40);
+        } finally {
+            own.closeAndDelete();
+        }
+    }
 }

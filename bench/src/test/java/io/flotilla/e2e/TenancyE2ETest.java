@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flotilla.cluster.launcher.ExternalEngines;
 import io.flotilla.cluster.launcher.GatewayOptions;
+import io.flotilla.cluster.launcher.KvbmOptions;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
@@ -49,7 +50,7 @@ class TenancyE2ETest {
             c -> c.up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
                     List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
                             ServedModel.parse("model-b", null, null, true, Path.of("."))),
-                    1, null, GatewayOptions.parse(2, null, List.of("auth.api-keys=" + KEY,
+                    1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of("auth.api-keys=" + KEY,
                             "rate-limit.requests-per-period=" + PER_SECOND, "rate-limit.period=1s",
                             // A 2-core machine shared by several builds stalls JVM threads for more than the
                             // default 50 ms; the fallback on a slow store is tested in gateway-service.

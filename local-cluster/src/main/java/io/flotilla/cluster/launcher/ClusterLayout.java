@@ -30,27 +30,35 @@ import java.util.Map;
  * @param kafkaConfig     a properties file of {@code spring.kafka.*} client settings (security protocol, SASL,
  *                        TLS) every service imports ({@code --spring.config.import}, so no secret appears on a
  *                        command line); null for none
+ * @param kvbm            the simulated workers' KV tiers below the device and their device pool size
  * @param gateways        the gateway replicas and where they share their limits
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                             java.nio.file.Path stateDir, double simSpeedup, List<ServedModel> models, int routers,
-                            java.nio.file.Path kafkaConfig, GatewayOptions gateways) {
+                            java.nio.file.Path kafkaConfig, KvbmOptions kvbm, GatewayOptions gateways) {
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers,
-                         java.nio.file.Path kafkaConfig) {
+                         java.nio.file.Path kafkaConfig, KvbmOptions kvbm) {
         this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, List.of(model), routers,
-                kafkaConfig, GatewayOptions.ONE);
+                kafkaConfig, kvbm, GatewayOptions.ONE);
     }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
-        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null);
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null,
+                KvbmOptions.NONE);
     }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers) {
-        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, routers, null);
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, routers, null,
+                KvbmOptions.NONE);
+    }
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model, KvbmOptions kvbm) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null, kvbm);
     }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
@@ -65,6 +73,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
 
     public ClusterLayout {
         java.util.Objects.requireNonNull(gateways, "gateways");
+        kvbm = kvbm == null ? KvbmOptions.NONE : kvbm;
         models = List.copyOf(models);
         if (models.isEmpty() || models.size() > Ports.MAX_MODELS) {
             throw new IllegalArgumentException("a cluster serves 1 to " + Ports.MAX_MODELS + " models, not " + models.size());
@@ -226,9 +235,12 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         List<String> args = new ArrayList<>(workerArgs(n));
         args.addAll(modelOf(n).workerArgs());
         args.addAll(engines.workerArgs(n));
+        if (!engines.external()) {
+            args.addAll(kvbm.workerArgs(Ports.workerId(n), stateDir));
+        }
         return new ServiceSpec(Ports.workerId(n), "worker-agent",
                 ports("grpc", Ports.workerGrpc(n), "transfer", Ports.workerTransfer(n), "mgmt", Ports.workerManagement(n)),
-                Ports.workerManagement(n), args, WORKER_HEAP);
+                Ports.workerManagement(n), args, WORKER_HEAP, kvbm.workerDirectMemory());
     }
 
     private List<String> workerArgs(int n) {

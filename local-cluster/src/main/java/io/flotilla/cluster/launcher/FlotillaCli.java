@@ -113,15 +113,38 @@ public final class FlotillaCli {
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
+        @Option(names = "--kvbm-host", paramLabel = "SIZE",
+                description = "Host-memory KV tier per simulated worker, e.g. 2GiB: evicted device blocks are kept there and onboarded back instead of recomputed.")
+        String kvbmHost;
+        @Option(names = "--kvbm-disk", paramLabel = "SIZE",
+                description = "Disk KV tier per simulated worker, e.g. 8GiB, in .flotilla/kvbm/<worker>; host-memory victims go there, and it survives worker restarts. Needs --kvbm-host.")
+        String kvbmDisk;
+        @Option(names = "--kv-blocks", paramLabel = "N",
+                description = "Device KV blocks per simulated worker (default 8192).")
+        Integer kvBlocks;
+        @Option(names = "--tool-parser", paramLabel = "NAME",
+                description = "How the model writes tool calls: hermes (the default with the built-in ChatML template), "
+                        + "llama3-json, mistral, deepseek-v3 or none; the gateway parses them into tool_calls.")
+        String toolParser;
+        @Option(names = "--reasoning-parser", paramLabel = "NAME",
+                description = "How the model marks its reasoning: deepseek-r1 or qwen3 (default: none); the gateway "
+                        + "returns it as reasoning_content.")
+        String reasoningParser;
+        @Option(names = "--sim-script", paramLabel = "FILE",
+                description = "Scripted replies of the simulated engines (JSON rules: a prompt match and its reply).")
+        String simScript;
 
-        /** {@code --model} and {@code --model-dir} as served models: none given is flotilla-sim; directories by position. */
+        /**
+         * {@code --model} and {@code --model-dir} as served models: none given is flotilla-sim; directories by
+         * position; {@code --tool-parser}, {@code --reasoning-parser} and {@code --sim-script} apply to every model.
+         */
         List<ServedModel> servedModels(boolean simulated) {
             if (models.isEmpty()) {
                 if (modelDirs.size() > 1) {
                     throw new LauncherException("--model-dir is given " + modelDirs.size() + " times for one model");
                 }
                 return List.of(ServedModel.parse(null, modelDirs.isEmpty() ? null : modelDirs.get(0), blockSize, simulated,
-                        workingDir()));
+                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir()));
             }
             if (!modelDirs.isEmpty() && modelDirs.size() != models.size()) {
                 throw new LauncherException("give --model-dir once per --model (in their order) or not at all: "
@@ -130,7 +153,7 @@ public final class FlotillaCli {
             List<ServedModel> out = new java.util.ArrayList<>();
             for (int m = 0; m < models.size(); m++) {
                 out.add(ServedModel.parse(models.get(m), modelDirs.isEmpty() ? null : modelDirs.get(m), blockSize, simulated,
-                        workingDir()));
+                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir()));
             }
             return out;
         }
@@ -169,10 +192,18 @@ public final class FlotillaCli {
                 throw new LauncherException("--planner local scales a one-model cluster; with several --model the planners "
                         + "run in shadow mode (each records its own model's targets)");
             }
+            if (simScript != null && engines.external()) {
+                throw new LauncherException("--sim-script scripts the simulated engines; with --engine openai-http the engines answer");
+            }
             GatewayOptions gatewayOptions = GatewayOptions.parse(gateways, redis, gatewayOpts);
             if (engines.external() && served.get(0).modelDir() == null) {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
+            }
+            KvbmOptions kvbm = KvbmOptions.parse(kvbmHost, kvbmDisk, kvBlocks);
+            if (engines.external() && !kvbm.equals(KvbmOptions.NONE)) {
+                throw new LauncherException("--kvbm-host, --kvbm-disk and --kv-blocks size simulated workers; an external "
+                        + "engine has its own (vLLM: --kv-transfer-config with OffloadingConnector or LMCache)");
             }
             Path clientConfig = kafkaConfig == null ? null : KafkaClientFile.check(workingDir().resolve(kafkaConfig));
             if (clientConfig != null && kafka == null) {
@@ -180,7 +211,8 @@ public final class FlotillaCli {
             }
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, routers, clientConfig, gatewayOptions, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
+                    Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -114,15 +114,23 @@ public final class LocalCluster {
                 kafkaConfig, timeout);
     }
 
-    /**
-     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
-     * given all), every service importing {@code kafkaConfig} when it is not null.
-     */
+    /** As the whole start below, the simulated workers without KV tiers below the device. */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    int routers, Path kafkaConfig, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
+                kafkaConfig, KvbmOptions.NONE, timeout);
+    }
+
+    /**
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, int, Path,
+     * Duration)}, the simulated workers with the KV tiers {@code kvbm} sizes.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   int routers, Path kafkaConfig, KvbmOptions kvbm, Duration timeout) {
         return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, List.of(model), routers,
-                kafkaConfig, GatewayOptions.ONE, timeout);
+                kafkaConfig, kvbm, GatewayOptions.ONE, timeout);
     }
 
     /**
@@ -130,12 +138,12 @@ public final class LocalCluster {
      * {@code decode}, and its own planner), {@code routers} router replicas sharing bookings over
      * flotilla.router-sync, {@code gateways} replicas given every router and every model and, when they share
      * their limits in a Redis the launcher starts, that Redis; every service imports {@code kafkaConfig} when it
-     * is not null.
+     * is not null, the simulated workers with the KV tiers {@code kvbm} sizes.
      */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines,
-                                   List<ServedModel> models, int routers, Path kafkaConfig, GatewayOptions gateways,
-                                   Duration timeout) {
+                                   List<ServedModel> models, int routers, Path kafkaConfig, KvbmOptions kvbm,
+                                   GatewayOptions gateways, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -143,7 +151,8 @@ public final class LocalCluster {
             ClusterLayout layout;
             try {
                 layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                        models, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), gateways);
+                        models, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), kvbm,
+                        gateways);
             } catch (IllegalArgumentException e) {
                 throw new LauncherException(e.getMessage());
             }
@@ -201,6 +210,7 @@ public final class LocalCluster {
         state.setLayout("sim-speedup", Double.toString(layout.simSpeedup()));
         state.setLayout("planner", planner.connector());
         engines.save(state);
+        layout.kvbm().save(state);
         layout.gateways().save(state);
         state.setLayout("models", Integer.toString(layout.models().size()));
         for (int m = 0; m < layout.models().size(); m++) {
@@ -223,7 +233,8 @@ public final class LocalCluster {
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
                 Double.parseDouble(state.layout("sim-speedup", "1.0")), models,
                 Integer.parseInt(state.layout("routers", "1")),
-                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")), gateways);
+                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")),
+                KvbmOptions.load(state), gateways);
     }
 
     /** The recorded state, after checking that none of its processes still runs. */

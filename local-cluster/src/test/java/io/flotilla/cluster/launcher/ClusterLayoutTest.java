@@ -33,7 +33,7 @@ class ClusterLayoutTest {
     void twoModelsHaveTheirOwnPoolsAndPlannersAndTwoGatewaysShareTheLaunchedRedis() {
         ClusterLayout layout = new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 1.0,
                 List.of(ServedModel.parse("A", null, null, true, STATE), ServedModel.parse("B", null, null, true, STATE)), 1,
-                null, GatewayOptions.parse(2, null, List.of("rate-limit.requests-per-period=50")));
+                null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of("rate-limit.requests-per-period=50")));
         List<ServiceSpec> services = layout.services();
         assertThat(services).extracting(ServiceSpec::name).containsExactly("kv-indexer", "router", "planner", "planner-1",
                 "worker-0", "worker-1", "gateway", "gateway-1");
@@ -55,12 +55,12 @@ class ClusterLayoutTest {
     void eachModelsPrefillWorkersComeFirstInItsOwnPool() {
         ClusterLayout layout = new ClusterLayout(0, 1, 1, "kv", "k:9092", STATE, 1.0,
                 List.of(ServedModel.parse("A", null, null, true, STATE), ServedModel.parse("B", null, null, true, STATE)), 1,
-                null, GatewayOptions.ONE);
+                null, KvbmOptions.NONE, GatewayOptions.ONE);
         assertThat(layout.workerCount()).isEqualTo(4);
         assertThat(List.of(0, 1, 2, 3)).extracting(layout::roleOf).containsExactly("prefill", "decode", "prefill", "decode");
         assertThat(List.of(0, 1, 2, 3)).extracting(n -> layout.modelOf(n).name()).containsExactly("A", "A", "B", "B");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 1.0,
-                        List.of(ServedModel.DEFAULT, ServedModel.DEFAULT), 1, null, GatewayOptions.ONE))
+                        List.of(ServedModel.DEFAULT, ServedModel.DEFAULT), 1, null, KvbmOptions.NONE, GatewayOptions.ONE))
                 .hasMessageContaining("every --model must be a different name");
     }
 

@@ -101,7 +101,7 @@ class LocalClusterTest {
         ClusterState state = ClusterState.load(stateDir);
         ClusterLayout layout = new ClusterLayout(2, 0, 0, "kv", "k:9092", stateDir, 1.0,
                 java.util.List.of(ServedModel.parse("A", null, null, true, root), ServedModel.parse("B", null, 32, true, root)),
-                1, null, GatewayOptions.parse(2, null, java.util.List.of()));
+                1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, java.util.List.of()));
         LocalCluster.record(state, layout, PlannerOptions.SHADOW, ExternalEngines.NONE);
         state.save();
 

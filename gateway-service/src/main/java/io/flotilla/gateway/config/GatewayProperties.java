@@ -43,6 +43,9 @@ import java.util.Map;
  * @param flow              flow control: per-model in-flight limit, queue, priorities, fairness
  * @param auth              API keys
  * @param rateLimit         per-key request rate limit
+ * @param limits            where the rate limit and per-tenant in-flight limits are counted: this process
+ *                          alone, or a Redis every gateway replica shares
+ * @param metrics           tag bounds of the per-tenant meters
  * @param records           request records on {@code flotilla.requests}
  */
 @Validated
@@ -63,6 +66,8 @@ public record GatewayProperties(
         @DefaultValue @Valid Flow flow,
         @DefaultValue @Valid Auth auth,
         @DefaultValue @Valid RateLimit rateLimit,
+        @DefaultValue @Valid Limits limits,
+        @DefaultValue @Valid Metrics metrics,
         @DefaultValue @Valid Records records,
         Map<String, Model> models) {
 
@@ -137,8 +142,12 @@ public record GatewayProperties(
      * @param quantum            DRR tokens per round for a flow of weight 1
      * @param defaultPriority    band of requests that name none and whose flow has no priority
      * @param prefixMemoryBlocks block hashes remembered for the "not cached" part of the cost estimate
+     * @param tenantMaxInFlight  requests of one flow (API key id, or tenant without keys) dispatched and
+     *                           not finished, at most, across every model and, with a shared store
+     *                           ({@code limits.redis-uri}), across every gateway replica; a flow at its
+     *                           limit waits in the queue. 0: no limit
      * @param tenants            per flow (API key id {@code key-…}, or tenant): priority, max priority,
-     *                           weight; these flows also get their own tenant tag on metrics
+     *                           weight, in-flight limit; these flows also get their own tenant tag on metrics
      */
     public record Flow(
             @DefaultValue("256") @Min(1) int maxInFlight,
@@ -151,6 +160,7 @@ public record GatewayProperties(
             @DefaultValue("4096") @Min(1) long quantum,
             @DefaultValue("standard") @NotNull String defaultPriority,
             @DefaultValue("262144") @Min(1024) int prefixMemoryBlocks,
+            @DefaultValue("0") @Min(0) int tenantMaxInFlight,
             Map<String, Tenant> tenants) {
 
         public Flow {
@@ -164,8 +174,11 @@ public record GatewayProperties(
      * @param priority    band of its requests that name none ({@code interactive}, {@code standard}, {@code batch})
      * @param maxPriority highest band its requests may ask for with {@code x-flotilla-priority} (403 above)
      * @param weight      its DRR weight: its share of a band while backlogged, relative to weight-1 flows
+     * @param maxInFlight its requests dispatched and not finished, at most (overrides
+     *                    {@code flow.tenant-max-in-flight}; 0: no limit)
      */
-    public record Tenant(String priority, String maxPriority, @DefaultValue("1") @Min(1) int weight) {
+    public record Tenant(String priority, String maxPriority, @DefaultValue("1") @Min(1) int weight,
+                         @Min(0) Integer maxInFlight) {
     }
 
     /**
@@ -184,10 +197,12 @@ public record GatewayProperties(
     }
 
     /**
-     * Per-key rate limit (Resilience4j RateLimiter, one per API key; all anonymous callers share one).
+     * Per-key rate limit: a token bucket per API key id (all callers without a key share {@code anonymous})
+     * of {@code requestsPerPeriod} tokens, refilled by that many every {@code period} (Bucket4j); shared by
+     * every gateway replica when {@code limits.redis-uri} is set.
      *
      * @param requestsPerPeriod requests one key may start per period; 0 disables rate limiting
-     * @param period            refresh period of the limit
+     * @param period            refill period of the limit
      */
     public record RateLimit(
             @DefaultValue("0") @Min(0) int requestsPerPeriod,
@@ -196,6 +211,49 @@ public record GatewayProperties(
         public boolean enabled() {
             return requestsPerPeriod > 0;
         }
+    }
+
+    /**
+     * Where the limits are counted. Without {@code redisUri} every gateway counts alone (a limit of N per
+     * replica). With it, the per-key rate limit (Bucket4j's compare-and-swap buckets) and the per-tenant
+     * in-flight limit (leases in a sorted set per flow) are counted in that Redis, so they hold across
+     * every replica. While the store cannot be reached the gateway falls back to counting alone, within
+     * the same call, counted in {@code flotilla_gateway_limits_fallback_total}: fail-open.
+     *
+     * @param redisUri       {@code redis://host:port} (or {@code rediss://}, with a password as Lettuce's URI
+     *                       syntax allows); none: local limits only
+     * @param timeout        longest wait for one store call before the call falls back
+     * @param connectTimeout longest wait for a connection to the store
+     * @param openFor        after failing calls the store is skipped (local limits, no wait) this long before it
+     *                       is tried again
+     * @param leaseTtl       an in-flight lease not renewed within this long is dropped (a gateway that died
+     *                       frees its tenants' places after it); renewed every third of it
+     * @param recheck        a flow the store found at its limit is asked again after this long, when no
+     *                       release notice came first
+     * @param keyPrefix      prefix of every key and channel the gateways use in the store
+     */
+    public record Limits(
+            String redisUri,
+            @DefaultValue("50ms") @NotNull Duration timeout,
+            @DefaultValue("1s") @NotNull Duration connectTimeout,
+            @DefaultValue("2s") @NotNull Duration openFor,
+            @DefaultValue("30s") @NotNull Duration leaseTtl,
+            @DefaultValue("250ms") @NotNull Duration recheck,
+            @DefaultValue("flotilla:") @NotNull String keyPrefix) {
+
+        public boolean shared() {
+            return redisUri != null && !redisUri.isBlank();
+        }
+    }
+
+    /**
+     * Per-tenant meters.
+     *
+     * @param tenantTags flows, beyond those listed in {@code flow.tenants}, that get their own {@code tenant}
+     *                   tag, first come first served; every later flow is tagged {@code other}, so a caller
+     *                   cannot grow the series without bound
+     */
+    public record Metrics(@DefaultValue("50") @Min(0) @Max(10000) int tenantTags) {
     }
 
     /**

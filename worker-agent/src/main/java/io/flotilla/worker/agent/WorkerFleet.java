@@ -88,6 +88,7 @@ public final class WorkerFleet implements SmartLifecycle {
                         new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.setStepListener(metrics::stepExecuted);
+                metrics.bindAdapters(engine);
                 EngineHandoffs engineHandoffs = engineHandoffs(id, engine);
                 KvTransferNode transfer = engineHandoffs == null ? openTransfer(id, engine, metrics, i) : null;
                 WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, transfer, engineHandoffs,

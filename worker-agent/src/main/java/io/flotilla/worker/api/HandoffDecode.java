@@ -80,7 +80,8 @@ final class HandoffDecode {
             if (relay.cancelled()) {
                 throw new HandoffFailure("cancelled", "the client cancelled before the transfer");
             }
-            imported = node.puller().pull(h, EngineRequests.prompt(request), timeout);
+            imported = node.puller().pull(h, EngineRequests.prompt(request), EngineRequests.scope(request.getCacheScope()),
+                    timeout);
         } catch (HandoffFailure f) {
             fallBack(node, f);
             return;

@@ -40,6 +40,9 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
+        if (refused(request.getCacheScope(), observer)) {
+            return;
+        }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
         EngineHandoffs engineSide = worker.engineHandoffs().orElse(null);
@@ -88,6 +91,9 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
+        if (refused(request.getCacheScope(), observer)) {
+            return;
+        }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel);
         if (engineSide != null) {
@@ -100,6 +106,20 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         } catch (RuntimeException e) {
             observer.onError(GrpcErrors.toStatus(e).asRuntimeException());
         }
+    }
+
+    /** Refuses a cache scope the engine cannot keep apart (counted); true when {@code observer} got the error. */
+    private boolean refused(io.flotilla.protocol.v1.CacheScope scope, StreamObserver<?> observer) {
+        Status refusal = EngineRequests.refusal(scope, worker.engine().tenantIsolation());
+        if (refusal == null) {
+            if (!scope.getTenantSalt().isEmpty()) {
+                worker.metrics().saltedRequest(scope.getPublicBlocks());
+            }
+            return false;
+        }
+        worker.metrics().scopeRefused(refusal.getCode());
+        observer.onError(refusal.asRuntimeException());
+        return true;
     }
 
     /** Unpins a handoff's blocks at once; {@code released} is false when no such lease is held. */

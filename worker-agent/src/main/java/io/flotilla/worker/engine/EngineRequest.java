@@ -1,5 +1,7 @@
 package io.flotilla.worker.engine;
 
+import io.flotilla.protocol.hash.KvScope;
+
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
@@ -18,9 +20,12 @@ import java.util.Objects;
  * @param temperature  sampling temperature, 0 for greedy
  * @param seed         sampling seed, or null for none
  * @param deadline     when the request is abandoned with {@link DeadlineExceededException}, or null
+ * @param scope        the LoRA adapter it runs on and the tenant scope of its KV ({@link KvScope#SHARED}: the
+ *                     base model, shared): the engine hashes the request's blocks in it and keeps them apart
+ *                     from every other scope's
  */
 public record EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds,
-                            boolean ignoreEos, double temperature, Long seed, Instant deadline) {
+                            boolean ignoreEos, double temperature, Long seed, Instant deadline, KvScope scope) {
 
     private static final int[] NONE = new int[0];
 
@@ -28,6 +33,13 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
         Objects.requireNonNull(requestId, "requestId");
         promptTokens = promptTokens == null ? NONE : promptTokens.clone();
         stopTokenIds = stopTokenIds == null ? NONE : stopTokenIds.clone();
+        scope = scope == null ? KvScope.SHARED : scope;
+    }
+
+    /** A request of the base model whose KV is shared with every tenant. */
+    public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
+                         double temperature, Long seed, Instant deadline) {
+        this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline, KvScope.SHARED);
     }
 
     /** A greedy request without stop tokens, seed or deadline. */
@@ -37,22 +49,27 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
 
     public EngineRequest withSeed(Long newSeed) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                newSeed, deadline);
+                newSeed, deadline, scope);
     }
 
     public EngineRequest withStop(int[] newStopTokenIds, boolean newIgnoreEos) {
         return new EngineRequest(requestId, promptTokens, maxTokens, newStopTokenIds, newIgnoreEos,
-                temperature, seed, deadline);
+                temperature, seed, deadline, scope);
     }
 
     public EngineRequest withTemperature(double newTemperature) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, newTemperature,
-                seed, deadline);
+                seed, deadline, scope);
     }
 
     public EngineRequest withDeadline(Instant newDeadline) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                seed, newDeadline);
+                seed, newDeadline, scope);
+    }
+
+    public EngineRequest withScope(KvScope newScope) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
+                seed, deadline, newScope);
     }
 
     @Override
@@ -61,19 +78,20 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
                 && Arrays.equals(promptTokens, r.promptTokens) && maxTokens == r.maxTokens
                 && Arrays.equals(stopTokenIds, r.stopTokenIds) && ignoreEos == r.ignoreEos
                 && Double.compare(temperature, r.temperature) == 0 && Objects.equals(seed, r.seed)
-                && Objects.equals(deadline, r.deadline);
+                && Objects.equals(deadline, r.deadline) && scope.equals(r.scope);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(requestId, Arrays.hashCode(promptTokens), maxTokens, Arrays.hashCode(stopTokenIds),
-                ignoreEos, temperature, seed, deadline);
+                ignoreEos, temperature, seed, deadline, scope);
     }
 
     @Override
     public String toString() {
         return "EngineRequest[" + requestId + ", prompt=" + promptTokens.length + " tokens, maxTokens=" + maxTokens
                 + ", stop=" + Arrays.toString(stopTokenIds) + ", ignoreEos=" + ignoreEos + ", temperature="
-                + temperature + ", seed=" + seed + ", deadline=" + deadline + "]";
+                + temperature + ", seed=" + seed + ", deadline=" + deadline
+                + (scope.equals(KvScope.SHARED) ? "" : ", " + scope) + "]";
     }
 }

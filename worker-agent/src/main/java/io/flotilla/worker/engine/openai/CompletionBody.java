@@ -12,7 +12,9 @@ import tools.jackson.databind.node.ObjectNode;
  * Request bodies for {@code POST /v1/completions} on vLLM and SGLang, with a token-id prompt:
  * {@code "prompt": [ids]}, {@code max_tokens}, {@code temperature}, {@code seed},
  * {@code stop_token_ids}, {@code ignore_eos} (vLLM and SGLang extensions), and for streams
- * {@code "stream": true, "stream_options": {"include_usage": true}}.
+ * {@code "stream": true, "stream_options": {"include_usage": true}}. A request on a LoRA adapter names the
+ * adapter as its {@code model} (vLLM serves each loaded adapter under its name); a tenant-salted request
+ * carries {@code cache_salt} (vLLM hashes it into the first block, so its KV matches no other salt's).
  *
  * <p>Disaggregated prefill/decode follows vLLM's {@code kv_transfer_params} protocol (NixlConnector
  * and compatible connectors): the prefill runs on one engine as a non-streamed request with
@@ -68,7 +70,10 @@ final class CompletionBody {
 
     private static ObjectNode base(String model, EngineRequest r, int maxTokens, boolean returnTokenIds) {
         ObjectNode body = JSON.createObjectNode();
-        body.put("model", model);
+        body.put("model", r.scope().hasLora() ? r.scope().loraName() : model);
+        if (r.scope().salted()) {
+            body.put("cache_salt", r.scope().tenantSalt());
+        }
         ArrayNode prompt = body.putArray("prompt");
         for (int t : r.promptTokens()) {
             prompt.add(t);

@@ -37,9 +37,10 @@ final class KvExchange {
             throw new EngineUnavailableException("KV payloads are disabled on this engine; it cannot hand KV off");
         }
         EngineRequest one = new EngineRequest(request.requestId(), request.promptTokens(), 1, request.stopTokenIds(),
-                true, request.temperature(), request.seed(), request.deadline());
+                true, request.temperature(), request.seed(), request.deadline(), request.scope());
         s.checkAdmissible(one);
-        Sequence seq = new Sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()));
+        Sequence seq = new Sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()),
+                s.hasherOf(one));
         seq.prefillSink = sink;
         return s.enqueue(seq);
     }
@@ -58,7 +59,7 @@ final class KvExchange {
         if (imported != null && imported.state() != BlockImport.State.COMMITTED) {
             throw new IllegalArgumentException("the block import is not committed");
         }
-        Sequence seq = new Sequence(request, sink, rngState);
+        Sequence seq = new Sequence(request, sink, rngState, s.hasherOf(request));
         seq.continueFrom(firstToken);
         seq.emitTokens(new int[] {firstToken});
         FinishReason reason = s.finishReason(seq, firstToken);
@@ -78,8 +79,8 @@ final class KvExchange {
         return s.enqueue(seq);
     }
 
-    /** Holds pool room for importing the first {@code blocks} full blocks of {@code tokens}. */
-    BlockImport beginImport(int[] tokens, int blocks) {
+    /** Holds pool room for importing the first {@code blocks} full blocks of {@code tokens}, hashed in {@code scope}. */
+    BlockImport beginImport(int[] tokens, io.flotilla.protocol.hash.KvScope scope, int blocks) {
         if (s.pool().payloads() == null) {
             throw new EngineUnavailableException("KV payloads are disabled on this engine; it cannot import KV");
         }
@@ -87,7 +88,7 @@ final class KvExchange {
             throw new InvalidRequestException(blocks + " blocks do not fit a prompt of " + tokens.length + " tokens");
         }
         try {
-            return BlockImport.reserve(s.pool(), s.hasher(), tokens, blocks);
+            return BlockImport.reserve(s.pool(), s.scoped(scope), tokens, blocks);
         } finally {
             s.flushEvents(); // evictions
         }

@@ -1,6 +1,8 @@
 package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.KvScope;
+import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.worker.engine.DeadlineExceededException;
@@ -36,6 +38,10 @@ import java.util.Map;
  * <p>Disaggregated serving ({@link KvExchange}) adds prefill-only sequences, whose prompt blocks end
  * pinned by a {@link PromptPin} instead of released, and continuations of requests prefilled
  * elsewhere, over blocks brought in by a {@link BlockImport}.
+ *
+ * <p>Each request's blocks are hashed in its {@link KvScope} (LoRA adapter, tenant salt after its public
+ * prefix), so a prefix is only found resident for requests of the same scope, and every KV event is in
+ * that scope's namespace. LoRA adapters occupy {@link AdapterTable} slots.
  */
 public final class Scheduler {
 
@@ -45,6 +51,7 @@ public final class Scheduler {
     private final int blockSize;
     private final BlockHasher hasher;
     private final BlockPool pool;
+    private final AdapterTable adapters;
     private final KvEventListener eventListener;
     private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
     private final List<Sequence> running = new ArrayList<>();
@@ -66,7 +73,8 @@ public final class Scheduler {
                 : new KvPayloadStore(config.totalBlocks(), config.kvBytesPerBlock(), config.namespace().kvLayout());
         this.pool = new BlockPool(config.totalBlocks(), payloads);
         this.eventListener = eventListener;
-        this.planner = new BatchPlanner(config, hasher, pool, running, waiting);
+        this.adapters = new AdapterTable(config.adapters(), config.speedup());
+        this.planner = new BatchPlanner(config, adapters, pool, running, waiting);
     }
 
     /**
@@ -78,12 +86,22 @@ public final class Scheduler {
      */
     public RequestHandle submit(EngineRequest request, TokenSink sink) {
         checkAdmissible(request);
-        return enqueue(new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
+        return enqueue(new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed()), hasherOf(request)));
+    }
+
+    /** The hasher of {@code request}'s scope. */
+    ScopedHasher hasherOf(EngineRequest request) {
+        return scoped(request.scope());
+    }
+
+    ScopedHasher scoped(KvScope scope) {
+        return ScopedHasher.of(hasher, scope);
     }
 
     /** The checks every new request passes before it is queued. */
     void checkAdmissible(EngineRequest request) {
         RequestValidator.validate(request, config);
+        adapters.check(request.scope().loraName());
         String id = request.requestId();
         if (draining) {
             throw new EngineUnavailableException("engine is draining; request " + id + " not accepted");
@@ -97,6 +115,7 @@ public final class Scheduler {
     }
 
     RequestHandle enqueue(Sequence seq) {
+        adapters.retain(seq.adapter);
         waiting.addLast(seq);
         inFlight.put(seq.id, seq);
         return new Handle(seq);
@@ -155,7 +174,7 @@ public final class Scheduler {
                     seq.emitTokens(new int[] {token});
                     FinishReason reason = finishReason(seq, token);
                     if (reason != null && !seq.sinkFailed) {
-                        PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, hasher);
+                        PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, blockSize);
                         retire(seq);
                         finished.add(seq.id);
                         if (pinned != null) {
@@ -239,8 +258,9 @@ public final class Scheduler {
         return eventPosition;
     }
 
-    BlockHasher hasher() {
-        return hasher;
+    /** The LoRA slots; empty status when the engine serves no adapter. */
+    AdapterTable adapters() {
+        return adapters;
     }
 
     /** The pool, for inspection and KV transfer; mutate it only through the scheduler. */
@@ -286,8 +306,8 @@ public final class Scheduler {
     /** Registers the blocks that became full while computing tokens [before, after). */
     private void registerFullBlocks(Sequence seq, int before, int after) {
         for (int b = before / blockSize; b < after / blockSize; b++) {
-            long parent = b == 0 ? 0 : seq.seqHash(b - 1, hasher);
-            int held = pool.register(seq.slot(b), parent, seq.seqHash(b, hasher), seq.localHash(b, hasher));
+            long parent = b == 0 ? 0 : seq.seqHash(b - 1);
+            int held = pool.register(seq.slot(b), parent, seq.seqHash(b), seq.localHash(b));
             seq.replaceSlot(b, held);
         }
     }
@@ -332,6 +352,9 @@ public final class Scheduler {
     /** Releases a sequence's blocks and forgets it; the caller removes it from its queue. */
     private void retire(Sequence seq) {
         seq.releaseBlocks(pool);
+        if (seq.state != Sequence.State.FINISHED) {
+            adapters.release(seq.adapter);
+        }
         seq.state = Sequence.State.FINISHED;
         inFlight.remove(seq.id, seq);
     }

@@ -23,10 +23,12 @@ import java.util.Objects;
  *                         generate equal tokens for equal requests
  * @param namespace        block identity namespace; its kvLayout also seeds the payload pattern
  * @param timing           step timing coefficients
+ * @param adapters         LoRA adapters, their slots and load time ({@link SimAdapters#NONE})
  */
 public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, int maxBatchTokens, int maxWaiting,
                               int maxContextTokens, int kvBytesPerBlock, double speedup, int vocabSize,
-                              int eosTokenId, long seed, KvNamespace namespace, TimingModel timing) {
+                              int eosTokenId, long seed, KvNamespace namespace, TimingModel timing,
+                              SimAdapters adapters) {
 
     public static final int DEFAULT_BLOCK_SIZE = 16;
     public static final int DEFAULT_TOTAL_BLOCKS = 8192;
@@ -41,6 +43,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
     public SimEngineConfig {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(timing, "timing");
+        adapters = adapters == null ? SimAdapters.NONE : adapters;
         positive("blockSize", blockSize);
         positive("totalBlocks", totalBlocks);
         positive("maxRunning", maxRunning);
@@ -71,7 +74,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         return new Builder().blockSize(blockSize).totalBlocks(totalBlocks).maxRunning(maxRunning)
                 .maxBatchTokens(maxBatchTokens).maxWaiting(maxWaiting).maxContextTokens(maxContextTokens)
                 .kvBytesPerBlock(kvBytesPerBlock).speedup(speedup).vocabSize(vocabSize).eosTokenId(eosTokenId)
-                .seed(seed).namespace(namespace).timing(timing);
+                .seed(seed).namespace(namespace).timing(timing).adapters(adapters);
     }
 
     /** Tokens the whole pool can hold. */
@@ -100,6 +103,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         private long seed;
         private KvNamespace namespace;
         private TimingModel timing = TimingModel.DEFAULT;
+        private SimAdapters adapters = SimAdapters.NONE;
 
         private Builder() {
         }
@@ -117,12 +121,13 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         public Builder seed(long v) { seed = v; return this; }
         public Builder namespace(KvNamespace v) { namespace = v; return this; }
         public Builder timing(TimingModel v) { timing = v; return this; }
+        public Builder adapters(SimAdapters v) { adapters = v; return this; }
 
         public SimEngineConfig build() {
             KvNamespace ns = namespace != null ? namespace
                     : KvNamespace.of("mock-model", "cl100k_base", KvNamespace.pagedLayout("bf16", blockSize));
             return new SimEngineConfig(blockSize, totalBlocks, maxRunning, maxBatchTokens, maxWaiting,
-                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing);
+                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing, adapters);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.flotilla.router.core;
 
+import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
@@ -18,10 +19,21 @@ import java.util.Optional;
  * @param timing         advertised engine timing; empty prices this worker in blocks, not ms
  * @param totalKvBlocks  KV capacity in blocks; 0 when unknown
  * @param load           last load report, {@link LoadReport#NONE} before the first one
+ * @param adapters       LoRA adapters it has loaded and can load
+ * @param isolation      how its engine keeps tenants' KV apart ({@code NONE}: it takes no tenant-salted request)
  */
 public record WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout,
                          String endpoint, WorkerState state, boolean routable,
-                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load) {
+                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load,
+                         WorkerAdapters adapters, TenantIsolation isolation) {
+
+    /** A worker without adapters that advertises no tenant isolation. */
+    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
+                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+                      LoadReport load) {
+        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load,
+                WorkerAdapters.NONE, TenantIsolation.TENANT_ISOLATION_NONE);
+    }
 
     public WorkerView {
         Objects.requireNonNull(id, "id");
@@ -32,6 +44,9 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         endpoint = endpoint == null ? "" : endpoint;
         timing = timing == null ? Optional.empty() : timing;
         load = load == null ? LoadReport.NONE : load;
+        adapters = adapters == null ? WorkerAdapters.NONE : adapters;
+        isolation = isolation == null || isolation == TenantIsolation.UNRECOGNIZED ? TenantIsolation.TENANT_ISOLATION_NONE
+                : isolation;
         if (blockSize <= 0 || totalKvBlocks < 0) {
             throw new IllegalArgumentException("worker " + id + ": block size must be positive, capacity not negative");
         }
@@ -52,7 +67,8 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         return new WorkerView(status.getWorkerId(), status.getRole(), status.getModel(), status.getBlockSize(),
                 status.getKvLayout(), status.getEndpoint(), status.getState(), routable,
                 timingOf(status, load), total,
-                load == null ? LoadReport.NONE : LoadReport.fromProto(load));
+                load == null ? LoadReport.NONE : LoadReport.fromProto(load),
+                WorkerAdapters.fromProto(status.getAdapters(), status.hasAdapters()), status.getTenantIsolation());
     }
 
     private static Optional<WorkerTiming> timingOf(WorkerStatus status, WorkerLoad load) {
@@ -66,6 +82,11 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
     /** READY and routable: the only workers a decision may name. */
     public boolean acceptsRequests() {
         return routable && state == WorkerState.WORKER_STATE_READY;
+    }
+
+    /** Whether its engine keeps a tenant-salted request's KV apart from every other tenant's. */
+    public boolean isolatesTenants() {
+        return isolation != TenantIsolation.TENANT_ISOLATION_NONE;
     }
 
     /** Runs prefill only. */
@@ -85,16 +106,16 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
 
     public WorkerView withLoad(LoadReport newLoad) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing,
-                totalKvBlocks, newLoad);
+                totalKvBlocks, newLoad, adapters, isolation);
     }
 
     public WorkerView withRoutable(boolean newRoutable) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, newRoutable, timing,
-                totalKvBlocks, load);
+                totalKvBlocks, load, adapters, isolation);
     }
 
     public WorkerView withState(WorkerState newState) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, newState, routable, timing,
-                totalKvBlocks, load);
+                totalKvBlocks, load, adapters, isolation);
     }
 }

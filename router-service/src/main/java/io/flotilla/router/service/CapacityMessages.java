@@ -25,6 +25,8 @@ final class CapacityMessages {
                 .setTokenizerId(status == null ? "" : status.getTokenizerId())
                 .setTokenizerSource(status == null ? "" : status.getTokenizerSource())
                 .setCapacitySource(status == null ? "" : status.getCapacitySource())
+                .addAllAdapters(new java.util.TreeSet<>(w.adapters().available()))
+                .setTenantIsolation(w.isolation())
                 .build();
     }
 

@@ -58,7 +58,7 @@ final class CompletionResponder {
     Mono<Void> respond(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request) {
         GenerationJob job = ctx.job();
         ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
-                clock.instant().getEpochSecond(), job.model(), request.includeUsage());
+                clock.instant().getEpochSecond(), job.requestedModel(), request.includeUsage());
         TextAssembler assembler = new TextAssembler(job.tokenizer(), job.stopStrings());
         Flux<TextEvent> text = pipeline.run(job, ctx)
                 .concatMapIterable(assembler::apply)

@@ -96,6 +96,28 @@ public final class ModelCatalog {
         });
     }
 
+    /**
+     * What a request's {@code model} names: a served model, or a LoRA adapter one of its workers serves
+     * (the base model with that adapter; a base model's own name wins over an adapter's). Else as
+     * {@link #require}: a 404 {@code model_not_found}, or a 500 {@code model_namespace_mismatch}.
+     */
+    public Mono<ModelTarget> target(String name) {
+        return snapshot().flatMap(s -> {
+            if (!s.models().containsKey(name)) {
+                for (ServedModel m : s.models().values()) {
+                    if (m.adapters().contains(name)) {
+                        return require(m.name()).map(base -> new ModelTarget(base, name));
+                    }
+                }
+            }
+            return require(name).map(base -> new ModelTarget(base, ""));
+        });
+    }
+
+    /** A served model and the LoRA adapter a request runs on ("" for the base model). */
+    public record ModelTarget(ServedModel model, String adapter) {
+    }
+
     /** Models of the last list that cannot be routed, with why (for health); empty before the first list. */
     public Map<String, String> problems() {
         Snapshot s = last;
@@ -196,8 +218,10 @@ public final class ModelCatalog {
                 log.error("model '{}' is not routable: {}", model, problem);
             }
             known.put(model, problem);
+            java.util.SortedSet<String> adapters = new TreeSet<>();
+            serving.get(model).forEach(x -> adapters.addAll(x.getAdaptersList()));
             models.put(model, new ServedModel(model, blockSize, n, w.getTokenizerId(), w.getTokenizerSource(),
-                    w.getKvLayout(), problem));
+                    w.getKvLayout(), problem, adapters));
         });
         return new Snapshot(Collections.unmodifiableSortedMap(models), clock.instant());
     }

@@ -11,12 +11,22 @@ package io.flotilla.gateway.client;
  * @param kvLayout        KV layout the workers advertise
  * @param problem         why the gateway cannot route the model ("" when it can): its block-hash namespace
  *                        differs from the workers', or they disagree among themselves
+ * @param adapters        LoRA adapters of the model that at least one of its workers serves (loaded or loadable)
  */
 public record ServedModel(String name, int blockSize, int workers, String tokenizerId, String tokenizerSource,
-                          String kvLayout, String problem) {
+                          String kvLayout, String problem, java.util.SortedSet<String> adapters) {
 
     public ServedModel(String name, int blockSize, int workers) {
-        this(name, blockSize, workers, "", "", "", "");
+        this(name, blockSize, workers, "", "", "", "", new java.util.TreeSet<>());
+    }
+
+    public ServedModel(String name, int blockSize, int workers, String tokenizerId, String tokenizerSource,
+                       String kvLayout, String problem) {
+        this(name, blockSize, workers, tokenizerId, tokenizerSource, kvLayout, problem, new java.util.TreeSet<>());
+    }
+
+    public ServedModel {
+        adapters = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(adapters));
     }
 
     /** Whether requests for this model can be served. */

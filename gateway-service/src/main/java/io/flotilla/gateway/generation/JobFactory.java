@@ -7,12 +7,14 @@ import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
 import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ModelTokenization;
+import io.flotilla.protocol.hash.ScopedHasher;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
  * Turns a validated {@link CompletionRequest} into a {@link GenerationJob}: resolves the model (404
- * when no live worker serves it), applies the chat template and tokenizes (long text on the bounded
+ * when no live worker serves it; a LoRA adapter's name resolves to its base model and the adapter), gives it
+ * its KV scope ({@link KvScopes}), applies the chat template and tokenizes (long text on the bounded
  * {@code prepare} scheduler, off the event loop), checks prompt and output against the model's context (400
  * {@code context_length_exceeded}) and fills in the default output limit.
  */
@@ -26,10 +28,12 @@ public final class JobFactory {
     private final String defaultModel;
     private final int chatDefaultMaxTokens;
     private final Scheduler prepare;
+    private final KvScopes scopes;
 
     public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens,
-                      Scheduler prepare) {
+                      Scheduler prepare, KvScopes scopes) {
         this.catalog = catalog;
+        this.scopes = scopes;
         this.prepare = prepare;
         this.profiles = profiles;
         this.defaultModel = defaultModel;
@@ -42,16 +46,19 @@ public final class JobFactory {
     }
 
     /**
+     * @param keyId         the API key id the request authenticated with ("" on an open API): with the model's
+     *                      prefix sharing it decides whether the request's KV is salted to its tenant
      * @param disaggAllowed whether the client allows disaggregated prefill for this request
      *                      ({@code x-flotilla-disagg}); the model's configuration must allow it too
      */
-    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String tenant, boolean disaggAllowed) {
+    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String keyId, String tenant,
+                                       boolean disaggAllowed) {
         String model = modelOf(request);
-        Mono<ServedModel> served = catalog.require(model);
+        Mono<ModelCatalog.ModelTarget> target = catalog.target(model);
         if (textChars(request) > INLINE_TEXT_CHARS) {
-            served = served.publishOn(prepare);
+            target = target.publishOn(prepare);
         }
-        return served.map(s -> build(request, s, requestId, tenant, disaggAllowed));
+        return target.map(t -> build(request, t.model(), t.adapter(), requestId, keyId, tenant, disaggAllowed));
     }
 
     /**
@@ -72,8 +79,8 @@ public final class JobFactory {
         return chars;
     }
 
-    private GenerationJob build(CompletionRequest request, ServedModel served, String requestId, String tenant,
-                                boolean disaggAllowed) {
+    private GenerationJob build(CompletionRequest request, ServedModel served, String adapter, String requestId,
+                                String keyId, String tenant, boolean disaggAllowed) {
         String model = served.name();
         ModelTokenization tokenization = profiles.tokenization(model);
         boolean chat = request.kind() == CompletionKind.CHAT;
@@ -108,7 +115,9 @@ public final class JobFactory {
         }
         return new GenerationJob(requestId, model, tenant, prompt, maxTokens, request.temperature(), request.topP(),
                 request.seed(), request.stop(), tokenization.singleTokenStops(request.stop()), request.ignoreEos(),
-                disaggAllowed && profiles.allowDisagg(model), profiles.hasher(model, served.blockSize()), tokenization.tokenizer());
+                disaggAllowed && profiles.allowDisagg(model), ScopedHasher.of(profiles.hasher(model, served.blockSize()),
+                        scopes.scope(model, keyId, tenant, adapter, prompt, served.blockSize())),
+                tokenization.tokenizer());
     }
 
     private static ApiError contextExceeded(String param, int context, int prompt, Integer output) {

@@ -70,7 +70,8 @@ class GenerationPipelineTest {
 
     private static GenerationJob job(String id, int maxTokens) {
         return new GenerationJob(id, "flotilla-sim", "t", new int[]{1, 2, 3}, maxTokens, 0, 1, null, List.of(),
-                new int[0], false, true, new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16),
+                new int[0], false, true, io.flotilla.protocol.hash.ScopedHasher.shared(
+                        new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16)),
                 FakeCluster.TOKENIZER);
     }
 

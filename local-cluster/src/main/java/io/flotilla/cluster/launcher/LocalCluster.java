@@ -42,6 +42,14 @@ public final class LocalCluster {
         this.out = out;
     }
 
+    /** Tenant isolation and LoRA adapters of the next {@code up} ({@link Tenancy#NONE} unless set). */
+    private Tenancy tenancy = Tenancy.NONE;
+
+    public LocalCluster tenancy(Tenancy t) {
+        this.tenancy = t;
+        return this;
+    }
+
     public Path stateDir() {
         return stateDir;
     }
@@ -132,6 +140,7 @@ public final class LocalCluster {
             }
             checkPortsFree(layout, externalKafka == null);
             record(state, layout, planner, engines);
+            tenancy.save(state);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -140,7 +149,8 @@ public final class LocalCluster {
                     state.put(started.get(0));
                     state.save();
                 }
-                List<ServiceSpec> specs = layout.services(planner, engines);
+                List<ServiceSpec> specs = layout.services(planner, engines).stream()
+                        .map(spec -> tenancy.apply(spec, layout.model().name())).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec);
                     started.add(s);
@@ -279,7 +289,8 @@ public final class LocalCluster {
             if (existing != null && existing.alive()) {
                 throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
-            ServiceSpec spec = specOf.apply(recordedLayout(state, stateDir), state);
+            ClusterLayout recorded = recordedLayout(state, stateDir);
+            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), recorded.model().name());
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");

@@ -113,11 +113,16 @@ public final class WorkerMetrics {
         step.record(Duration.ofNanos((long) (stepMs * 1_000_000)));
     }
 
-    /** A tenant-salted request was accepted; {@code publicBlocks} of its blocks are an allow-listed public prefix. */
-    public void saltedRequest(int publicBlocks) {
+    /**
+     * A tenant-salted request was accepted; {@code publicBlocks} of its blocks are an allow-listed public prefix,
+     * which an engine that salts every block keeps private too ({@code public_prefix="salted"}).
+     */
+    public void saltedRequest(int publicBlocks, io.flotilla.protocol.v1.TenantIsolation isolation) {
+        String publicPrefix = publicBlocks == 0 ? "no"
+                : isolation == io.flotilla.protocol.v1.TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS ? "salted" : "shared";
         Counter.builder("flotilla.worker.salted_requests")
-                .description("Requests whose KV is private to their tenant (cache_scope.tenant_salt), by whether a "
-                        + "public prefix stays shared").tags(tags).tag("public_prefix", publicBlocks > 0 ? "yes" : "no")
+                .description("Requests whose KV is private to their tenant (cache_scope.tenant_salt), by what became of "
+                        + "their public prefix (no, shared, salted)").tags(tags).tag("public_prefix", publicPrefix)
                 .register(registry).increment();
     }
 

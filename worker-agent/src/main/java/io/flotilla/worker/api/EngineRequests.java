@@ -61,9 +61,10 @@ final class EngineRequests {
 
     /**
      * Why this worker refuses a request's cache scope, or null: a tenant salt its engine cannot honour
-     * ({@code FAILED_PRECONDITION}: serving it would share the tenant's KV), public blocks on an engine that
-     * salts every block, or a malformed salt ({@code INVALID_ARGUMENT}). Unknown adapters are the engine's
-     * to refuse at submit.
+     * ({@code FAILED_PRECONDITION}: serving it would share the tenant's KV) or a malformed salt
+     * ({@code INVALID_ARGUMENT}). On an engine that salts every block (vLLM) the public prefix is private to
+     * the tenant too: more isolation than asked, never less, so the request is served (and counted). Unknown
+     * adapters are the engine's to refuse at submit.
      */
     static Status refusal(CacheScope scope, TenantIsolation isolation) {
         String salt = scope.getTenantSalt();
@@ -75,10 +76,7 @@ final class EngineRequests {
                     + " printable ASCII characters");
         }
         return switch (isolation) {
-            case TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX -> null;
-            case TENANT_ISOLATION_SALT_ALL_BLOCKS -> scope.getPublicBlocks() == 0 ? null
-                    : Status.INVALID_ARGUMENT.withDescription("cache_scope.public_blocks must be 0 on this worker: its "
-                    + "engine salts every block of a salted request (vLLM cache_salt), so no public prefix is shared");
+            case TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX, TENANT_ISOLATION_SALT_ALL_BLOCKS -> null;
             default -> Status.FAILED_PRECONDITION.withDescription("this worker's engine cannot keep tenants' KV apart "
                     + "(no cache salt it honours and reports in its KV events); it refuses tenant-salted requests rather "
                     + "than share their prefixes: serve the model with prefix-sharing global, or on vLLM or simulated workers");

@@ -113,7 +113,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         Status refusal = EngineRequests.refusal(scope, worker.engine().tenantIsolation());
         if (refusal == null) {
             if (!scope.getTenantSalt().isEmpty()) {
-                worker.metrics().saltedRequest(scope.getPublicBlocks());
+                worker.metrics().saltedRequest(scope.getPublicBlocks(), worker.engine().tenantIsolation());
             }
             return false;
         }

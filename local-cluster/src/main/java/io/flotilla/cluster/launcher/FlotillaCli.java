@@ -99,6 +99,15 @@ public final class FlotillaCli {
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
+        @Option(names = "--kvbm-host", paramLabel = "SIZE",
+                description = "Host-memory KV tier per simulated worker, e.g. 2GiB: evicted device blocks are kept there and onboarded back instead of recomputed.")
+        String kvbmHost;
+        @Option(names = "--kvbm-disk", paramLabel = "SIZE",
+                description = "Disk KV tier per simulated worker, e.g. 8GiB, in .flotilla/kvbm/<worker>; host-memory victims go there, and it survives worker restarts. Needs --kvbm-host.")
+        String kvbmDisk;
+        @Option(names = "--kv-blocks", paramLabel = "N",
+                description = "Device KV blocks per simulated worker (default 8192).")
+        Integer kvBlocks;
 
         @Option(names = "--prefix-sharing", defaultValue = "global", paramLabel = "global|tenant",
                 description = "tenant: each tenant's cached prefixes are private to it (no cache-hit timing or cached_tokens "
@@ -154,6 +163,11 @@ public final class FlotillaCli {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
             }
+            KvbmOptions kvbm = KvbmOptions.parse(kvbmHost, kvbmDisk, kvBlocks);
+            if (engines.external() && !kvbm.equals(KvbmOptions.NONE)) {
+                throw new LauncherException("--kvbm-host, --kvbm-disk and --kv-blocks size simulated workers; an external "
+                        + "engine has its own (vLLM: --kv-transfer-config with OffloadingConnector or LMCache)");
+            }
             Path clientConfig = kafkaConfig == null ? null : KafkaClientFile.check(workingDir().resolve(kafkaConfig));
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
@@ -161,7 +175,7 @@ public final class FlotillaCli {
             LocalCluster cluster = new LocalCluster(home(), System.out)
                     .tenancy(Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs));
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, routers, clientConfig, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, clientConfig, kvbm, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -19,19 +19,21 @@ import java.util.Optional;
  * @param timing         advertised engine timing; empty prices this worker in blocks, not ms
  * @param totalKvBlocks  KV capacity in blocks; 0 when unknown
  * @param load           last load report, {@link LoadReport#NONE} before the first one
+ * @param tiers          what onboarding from the worker's lower KV tiers costs; {@link KvTierLinks#NONE}
+ *                       when it has none (or does not say)
  * @param adapters       LoRA adapters it has loaded and can load
  * @param isolation      how its engine keeps tenants' KV apart ({@code NONE}: it takes no tenant-salted request)
  */
 public record WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout,
                          String endpoint, WorkerState state, boolean routable,
-                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load,
+                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load, KvTierLinks tiers,
                          WorkerAdapters adapters, TenantIsolation isolation) {
 
     /** A worker without adapters that advertises no tenant isolation. */
     public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
                       WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
-                      LoadReport load) {
-        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load,
+                      LoadReport load, KvTierLinks tiers) {
+        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load, tiers,
                 WorkerAdapters.NONE, TenantIsolation.TENANT_ISOLATION_NONE);
     }
 
@@ -44,12 +46,21 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         endpoint = endpoint == null ? "" : endpoint;
         timing = timing == null ? Optional.empty() : timing;
         load = load == null ? LoadReport.NONE : load;
+        tiers = tiers == null ? KvTierLinks.NONE : tiers;
         adapters = adapters == null ? WorkerAdapters.NONE : adapters;
         isolation = isolation == null || isolation == TenantIsolation.UNRECOGNIZED ? TenantIsolation.TENANT_ISOLATION_NONE
                 : isolation;
         if (blockSize <= 0 || totalKvBlocks < 0) {
             throw new IllegalArgumentException("worker " + id + ": block size must be positive, capacity not negative");
         }
+    }
+
+    /** A worker without lower KV tiers. */
+    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
+                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+                      LoadReport load) {
+        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load,
+                KvTierLinks.NONE);
     }
 
     /**
@@ -68,6 +79,7 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
                 status.getKvLayout(), status.getEndpoint(), status.getState(), routable,
                 timingOf(status, load), total,
                 load == null ? LoadReport.NONE : LoadReport.fromProto(load),
+                KvTierLinks.fromProto(status.getKvTiers(), status.hasKvTiers()),
                 WorkerAdapters.fromProto(status.getAdapters(), status.hasAdapters()), status.getTenantIsolation());
     }
 
@@ -106,16 +118,16 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
 
     public WorkerView withLoad(LoadReport newLoad) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing,
-                totalKvBlocks, newLoad, adapters, isolation);
+                totalKvBlocks, newLoad, tiers, adapters, isolation);
     }
 
     public WorkerView withRoutable(boolean newRoutable) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, newRoutable, timing,
-                totalKvBlocks, load, adapters, isolation);
+                totalKvBlocks, load, tiers, adapters, isolation);
     }
 
     public WorkerView withState(WorkerState newState) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, newState, routable, timing,
-                totalKvBlocks, load, adapters, isolation);
+                totalKvBlocks, load, tiers, adapters, isolation);
     }
 }

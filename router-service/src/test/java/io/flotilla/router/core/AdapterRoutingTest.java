@@ -29,7 +29,7 @@ class AdapterRoutingTest {
     private static WorkerView worker(String id, Set<String> loaded, Set<String> available, double loadMs,
                                      TenantIsolation isolation) {
         return new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "bf16/bs16/paged", id + ":7100",
-                WorkerState.WORKER_STATE_READY, true, Optional.of(SIMPLE), 1000, LoadReport.NONE,
+                WorkerState.WORKER_STATE_READY, true, Optional.of(SIMPLE), 1000, LoadReport.NONE, KvTierLinks.NONE,
                 new WorkerAdapters(loaded, available, loadMs), isolation);
     }
 
@@ -71,10 +71,10 @@ class AdapterRoutingTest {
     @Test
     void aLoadWithoutTimingIsPricedLikeAColdPrefillOfThePrompt() {
         WorkerView warm = new WorkerView("warm", WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "", "w:1",
-                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE,
+                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE, KvTierLinks.NONE,
                 new WorkerAdapters(Set.of("sql"), Set.of("sql"), 0), TenantIsolation.TENANT_ISOLATION_NONE);
         WorkerView cold = new WorkerView("cold", WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "", "c:1",
-                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE,
+                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE, KvTierLinks.NONE,
                 new WorkerAdapters(Set.of(), Set.of("sql"), 0), TenantIsolation.TENANT_ISOLATION_NONE);
         Decision d = KV.decide(onAdapter("sql", 256), snapshot(List.of(cold, warm), Map.of()));
         assertThat(d.unit()).isEqualTo(CostUnit.BLOCKS);

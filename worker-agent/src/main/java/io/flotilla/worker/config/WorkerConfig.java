@@ -20,6 +20,8 @@ import io.flotilla.worker.engine.sim.SimAdapters;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
+import io.flotilla.worker.kvbm.DirectMemory;
+import io.flotilla.worker.kvbm.TierSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -97,6 +99,16 @@ class WorkerConfig {
             return externalEngineFactory(properties, clock, registry);
         }
         WorkerProperties.Sim sim = properties.sim();
+        WorkerProperties.Kvbm kvbm = properties.kvbm();
+        if (kvbm.hostBytes().toBytes() > 0) {
+            if (sim.kvBytesPerBlock() == 0) {
+                throw new IllegalStateException("flotilla.worker.kvbm tiers move KV payloads: set "
+                        + "flotilla.worker.sim.kv-bytes-per-block > 0");
+            }
+            long perWorker = kvbm.hostBytes().toBytes() + (long) sim.totalBlocks() * sim.kvBytesPerBlock();
+            DirectMemory.require(perWorker * properties.instances(), properties.instances()
+                    + " worker(s) with a host KV tier of " + kvbm.hostBytes() + " and their device pools");
+        }
         return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
                 .blockSize(sim.blockSize())
                 .totalBlocks(sim.totalBlocks())
@@ -113,6 +125,7 @@ class WorkerConfig {
                 .timing(timing)
                 .adapters(new SimAdapters(properties.lora().adapters(), properties.lora().maxLoaded(),
                         properties.lora().loadMs()))
+                .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)
                 .build(), identity.id() + "-engine");
     }
 

@@ -52,6 +52,8 @@ final class LoraAdapters {
     private final Map<String, String> discoveredPaths = new HashMap<>();
     private final Map<String, Integer> inUse = new HashMap<>();
     private final Map<String, Mono<Void>> loading = new HashMap<>();
+    /** When this worker last loaded or unloaded each adapter (System.nanoTime): a model list asked for earlier is stale for it. */
+    private final Map<String, Long> changedAt = new HashMap<>();
     private final ArrayDeque<Double> loadTimes = new ArrayDeque<>();
     private long loads;
     private long unloads;
@@ -89,6 +91,7 @@ final class LoraAdapters {
             discovered = true;
             lastDiscoveryNanos = now;
         }
+        long asked = System.nanoTime();
         HttpResponse<String> resp;
         try {
             resp = http.controlCall("/v1/models", false, Duration.ofSeconds(5));
@@ -108,9 +111,10 @@ final class LoraAdapters {
             discoveredPaths.putAll(listed);
             int before = loaded.size();
             TreeSet<String> was = new TreeSet<>(loaded.keySet());
-            loaded.keySet().removeIf(a -> !listed.containsKey(a) && !loading.containsKey(a));
+            // what this worker loaded or unloaded after the list was asked for, the list does not show yet
+            loaded.keySet().removeIf(a -> !listed.containsKey(a) && !loading.containsKey(a) && !changedSince(a, asked));
             listed.forEach((a, p) -> {
-                if (!loaded.containsKey(a)) {
+                if (!loaded.containsKey(a) && !changedSince(a, asked)) {
                     loaded.put(a, p);
                 }
             });
@@ -119,6 +123,11 @@ final class LoraAdapters {
         if (changed) {
             listener.run();
         }
+    }
+
+    private boolean changedSince(String adapter, long nanos) {
+        Long at = changedAt.get(adapter);
+        return at != null && at - nanos >= 0;
     }
 
     /** LoRA modules of {@code base} in a {@code /v1/models} answer: id → root (its path). */
@@ -164,6 +173,7 @@ final class LoraAdapters {
                     overcommitted++;
                 } else {
                     loaded.remove(unload);
+                    changedAt.put(unload, System.nanoTime());
                 }
             }
             load = startLoad(adapter, path, unload).cache();
@@ -217,6 +227,7 @@ final class LoraAdapters {
         synchronized (this) {
             loading.remove(adapter);
             loaded.put(adapter, path);
+            changedAt.put(adapter, System.nanoTime());
             loads++;
             loadTimes.addLast(ms);
             if (loadTimes.size() > LOAD_SAMPLES) {

@@ -220,8 +220,10 @@ public final class ModelCatalog {
             known.put(model, problem);
             java.util.SortedSet<String> adapters = new TreeSet<>();
             serving.get(model).forEach(x -> adapters.addAll(x.getAdaptersList()));
+            boolean publicPrefixes = serving.get(model).stream().allMatch(
+                    x -> x.getTenantIsolation() == io.flotilla.protocol.v1.TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX);
             models.put(model, new ServedModel(model, blockSize, n, w.getTokenizerId(), w.getTokenizerSource(),
-                    w.getKvLayout(), problem, adapters));
+                    w.getKvLayout(), problem, adapters, publicPrefixes));
         });
         return new Snapshot(Collections.unmodifiableSortedMap(models), clock.instant());
     }

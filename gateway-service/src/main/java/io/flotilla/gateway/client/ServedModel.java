@@ -12,17 +12,20 @@ package io.flotilla.gateway.client;
  * @param problem         why the gateway cannot route the model ("" when it can): its block-hash namespace
  *                        differs from the workers', or they disagree among themselves
  * @param adapters        LoRA adapters of the model that at least one of its workers serves (loaded or loadable)
+ * @param publicPrefixes  whether every worker of the model keeps a tenant-salted request's public prefix shared
+ *                        ({@code SALT_AFTER_PUBLIC_PREFIX}); when one salts every block (vLLM's {@code cache_salt}),
+ *                        gateways hash salted requests without public blocks, so their hashes match that worker's
  */
 public record ServedModel(String name, int blockSize, int workers, String tokenizerId, String tokenizerSource,
-                          String kvLayout, String problem, java.util.SortedSet<String> adapters) {
+                          String kvLayout, String problem, java.util.SortedSet<String> adapters, boolean publicPrefixes) {
 
     public ServedModel(String name, int blockSize, int workers) {
-        this(name, blockSize, workers, "", "", "", "", new java.util.TreeSet<>());
+        this(name, blockSize, workers, "", "", "", "", new java.util.TreeSet<>(), false);
     }
 
     public ServedModel(String name, int blockSize, int workers, String tokenizerId, String tokenizerSource,
                        String kvLayout, String problem) {
-        this(name, blockSize, workers, tokenizerId, tokenizerSource, kvLayout, problem, new java.util.TreeSet<>());
+        this(name, blockSize, workers, tokenizerId, tokenizerSource, kvLayout, problem, new java.util.TreeSet<>(), false);
     }
 
     public ServedModel {

@@ -116,7 +116,8 @@ public final class JobFactory {
         return new GenerationJob(requestId, model, tenant, prompt, maxTokens, request.temperature(), request.topP(),
                 request.seed(), request.stop(), tokenization.singleTokenStops(request.stop()), request.ignoreEos(),
                 disaggAllowed && profiles.allowDisagg(model), ScopedHasher.of(profiles.hasher(model, served.blockSize()),
-                        scopes.scope(model, keyId, tenant, adapter, prompt, served.blockSize())),
+                        scopes.scope(model, keyId, tenant, adapter, prompt, served.blockSize(),
+                                served.publicPrefixes())),
                 tokenization.tokenizer());
     }
 

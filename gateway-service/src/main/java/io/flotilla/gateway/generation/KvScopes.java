@@ -25,7 +25,8 @@ import java.util.function.Function;
  * sharing  = prefix-isolation.keys[key id] if set, else models.&lt;m&gt;.prefix-sharing (global)
  * salt     = "fs1:" ‖ hex(HMAC-SHA256(salt-secret, model ‖ 0x00 ‖ tenant))[0, 32)     (tenant mode only)
  * public   = max over the model's public prefixes p, each as its text tokens and as the tokens of a chat
- *            holding only the system message p, of ⌊LCP(prompt, p) / blockSize⌋
+ *            holding only the system message p, of ⌊LCP(prompt, p) / blockSize⌋; 0 when a worker of the model
+ *            salts every block (vLLM), so that the gateway's hashes are that worker's
  * </pre>
  * The tenant is the API key id when the request came with a key (a key's {@code user}s are one customer,
  * and a client cannot pick another key's scope by naming its user); on an open API it is the request's
@@ -61,13 +62,16 @@ public final class KvScopes {
      * @param keyId  the API key id the request authenticated with, "" on an open API
      * @param tenant the request's tenant ({@code user} or the key id)
      * @param lora   the adapter the request runs on, "" for the base model
+     * @param publicPrefixes whether the model's workers keep public prefixes shared ({@link
+     *               io.flotilla.gateway.client.ServedModel#publicPrefixes()}); without, every block is salted
      */
-    public KvScope scope(String model, String keyId, String tenant, String lora, int[] prompt, int blockSize) {
+    public KvScope scope(String model, String keyId, String tenant, String lora, int[] prompt, int blockSize,
+                         boolean publicPrefixes) {
         if (sharing(model, keyId) == PrefixSharing.GLOBAL) {
             return KvScope.lora(lora);
         }
         String isolated = keyId.isEmpty() ? tenant : keyId;
-        return new KvScope(lora, salt(model, isolated), publicBlocks(model, prompt, blockSize));
+        return new KvScope(lora, salt(model, isolated), publicPrefixes ? publicBlocks(model, prompt, blockSize) : 0);
     }
 
     String salt(String model, String tenant) {

@@ -36,33 +36,33 @@ class KvScopesTest {
     @Test
     void globalSharingSaltsNothingAndKeepsTheAdapter() {
         KvScopes s = scopes(Map.of());
-        assertThat(s.scope("m", "key-a", "key-a", "", new int[64], 16)).isEqualTo(KvScope.SHARED);
-        assertThat(s.scope("m", "key-a", "key-a", "sql", new int[64], 16)).isEqualTo(KvScope.lora("sql"));
+        assertThat(s.scope("m", "key-a", "key-a", "", new int[64], 16, true)).isEqualTo(KvScope.SHARED);
+        assertThat(s.scope("m", "key-a", "key-a", "sql", new int[64], 16, true)).isEqualTo(KvScope.lora("sql"));
     }
 
     @Test
     void tenantModeSaltsPerApiKeyStablyAndNotByTheUserField() {
         KvScopes s = scopes(TENANT_MODE);
         int[] prompt = TOKENIZATION.textPrompt("a private question about the merger");
-        KvScope a = s.scope("m", "key-a", "alice", "", prompt, 16);
+        KvScope a = s.scope("m", "key-a", "alice", "", prompt, 16, true);
         assertThat(a.tenantSalt()).matches("fs1:[0-9a-f]{32}");
-        assertThat(s.scope("m", "key-a", "mallory-claims-to-be-alice", "", prompt, 16)).isEqualTo(a);
-        assertThat(s.scope("m", "key-b", "alice", "", prompt, 16).tenantSalt()).isNotEqualTo(a.tenantSalt());
-        assertThat(scopes(TENANT_MODE).scope("m", "key-a", "x", "", prompt, 16)).as("every gateway computes the same salt")
+        assertThat(s.scope("m", "key-a", "mallory-claims-to-be-alice", "", prompt, 16, true)).isEqualTo(a);
+        assertThat(s.scope("m", "key-b", "alice", "", prompt, 16, true).tenantSalt()).isNotEqualTo(a.tenantSalt());
+        assertThat(scopes(TENANT_MODE).scope("m", "key-a", "x", "", prompt, 16, true)).as("every gateway computes the same salt")
                 .isEqualTo(a);
         Map<String, String> otherSecret = new java.util.HashMap<>(TENANT_MODE);
         otherSecret.put("flotilla.gateway.prefix-isolation.salt-secret", "other");
-        assertThat(scopes(otherSecret).scope("m", "key-a", "x", "", prompt, 16).tenantSalt()).isNotEqualTo(a.tenantSalt());
+        assertThat(scopes(otherSecret).scope("m", "key-a", "x", "", prompt, 16, true).tenantSalt()).isNotEqualTo(a.tenantSalt());
         // an open API isolates by the request's user
-        assertThat(s.scope("m", "", "alice", "", prompt, 16).tenantSalt())
-                .isNotEqualTo(s.scope("m", "", "bob", "", prompt, 16).tenantSalt());
+        assertThat(s.scope("m", "", "alice", "", prompt, 16, true).tenantSalt())
+                .isNotEqualTo(s.scope("m", "", "bob", "", prompt, 16, true).tenantSalt());
     }
 
     @Test
     void aKeyOverrideWinsOverTheModel() {
         KvScopes s = scopes(TENANT_MODE);
-        assertThat(s.scope("m", "key-trusted", "key-trusted", "", new int[64], 16)).isEqualTo(KvScope.SHARED);
-        assertThat(s.scope("other-model", "key-a", "key-a", "", new int[64], 16).salted()).isFalse();
+        assertThat(s.scope("m", "key-trusted", "key-trusted", "", new int[64], 16, true)).isEqualTo(KvScope.SHARED);
+        assertThat(s.scope("other-model", "key-a", "key-a", "", new int[64], 16, true).salted()).isFalse();
     }
 
     @Test
@@ -74,15 +74,17 @@ class KvScopesTest {
         while (common < system.length && system[common] == text[common]) {
             common++;
         }
-        assertThat(s.scope("m", "key-a", "a", "", text, 16).publicBlocks()).isEqualTo(common / 16).isPositive();
+        assertThat(s.scope("m", "key-a", "a", "", text, 16, true).publicBlocks()).isEqualTo(common / 16).isPositive();
         // a chat whose system message is the public prefix
         int[] chat = TOKENIZATION.chatPrompt(List.of(new ChatMessage("system", null, SYSTEM),
                 new ChatMessage("user", null, "What is my balance?")));
-        int chatPublic = s.scope("m", "key-a", "a", "", chat, 16).publicBlocks();
+        int chatPublic = s.scope("m", "key-a", "a", "", chat, 16, true).publicBlocks();
         assertThat(chatPublic).isGreaterThanOrEqualTo(SYSTEM.length() / 6 / 16);
         assertThat(chatPublic * 16).isLessThanOrEqualTo(chat.length);
+        // a model with a worker that salts every block: no public blocks, so the hashes match that worker's
+        assertThat(s.scope("m", "key-a", "a", "", text, 16, false).publicBlocks()).isZero();
         // a prompt that is not the public prefix shares nothing
-        assertThat(s.scope("m", "key-a", "a", "", TOKENIZATION.textPrompt("Something else entirely. ".repeat(20)), 16)
+        assertThat(s.scope("m", "key-a", "a", "", TOKENIZATION.textPrompt("Something else entirely. ".repeat(20)), 16, true)
                 .publicBlocks()).isZero();
     }
 }

@@ -37,10 +37,9 @@ final class KvExchange {
             throw new EngineUnavailableException("KV payloads are disabled on this engine; it cannot hand KV off");
         }
         EngineRequest one = new EngineRequest(request.requestId(), request.promptTokens(), 1, request.stopTokenIds(),
-                true, request.temperature(), request.seed(), request.deadline(), request.scope());
+                true, request.temperature(), request.seed(), request.deadline(), request.options(), request.scope());
         s.checkAdmissible(one);
-        Sequence seq = new Sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()),
-                s.hasherOf(one));
+        Sequence seq = s.sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()));
         seq.prefillSink = sink;
         return s.enqueue(seq);
     }
@@ -59,7 +58,7 @@ final class KvExchange {
         if (imported != null && imported.state() != BlockImport.State.COMMITTED) {
             throw new IllegalArgumentException("the block import is not committed");
         }
-        Sequence seq = new Sequence(request, sink, rngState, s.hasherOf(request));
+        Sequence seq = s.sequence(request, sink, rngState);
         seq.continueFrom(firstToken);
         seq.emitTokens(new int[] {firstToken});
         FinishReason reason = s.finishReason(seq, firstToken);

@@ -87,7 +87,7 @@ class CacheScopeSchedulerTest {
     @Test
     void aPrefillOnlyRequestPinsTheBlocksOfItsScope() {
         EngineRequest r = request("p", prompt(9, 5), 1).withScope(TENANT_A);
-        assertThat(s.hasherOf(r).seqHashes(r.promptTokens()))
+        assertThat(s.scoped(r.scope()).seqHashes(r.promptTokens()))
                 .isEqualTo(new BlockHasher(config.namespace().withTenantSalt("fs1:aaaa"), 4).seqHashes(r.promptTokens()));
     }
 }

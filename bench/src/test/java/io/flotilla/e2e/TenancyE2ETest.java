@@ -111,9 +111,9 @@ class TenancyE2ETest {
         assertThat(JSON.readTree(first.body()).get("model").asText()).isEqualTo("sql");
         String loadedOn = first.headers().firstValue("x-flotilla-worker").orElseThrow();
         assertThat(sum("flotilla_worker_adapter_loads_total") - loadsBefore).isEqualTo(1);
-        // once the worker's heartbeat advertises the load, adapter requests go there (the other would pay 300 ms)
-        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.get().routable().stream()
-                .anyMatch(w -> w.getWorkerId().equals(loadedOn) && w.getAdaptersList().contains("sql")));
+        // once the router has the worker's heartbeat with the load, adapter requests go there (the other would pay 300 ms)
+        await().atMost(Duration.ofSeconds(10)).until(() -> routerSees(loadedOn).path("adapters").path("loaded").toString()
+                .contains("\"sql\""));
         for (int i = 0; i < 6; i++) {
             HttpResponse<String> next = complete(KEY_B, "sql", "SELECT count(*) FROM orders WHERE id = " + i);
             assertThat(next.statusCode()).isEqualTo(200);
@@ -122,6 +122,19 @@ class TenancyE2ETest {
         assertThat(sum("flotilla_worker_adapter_loads_total") - loadsBefore).as("no second load").isEqualTo(1);
         HttpResponse<String> unknown = complete(KEY_A, "no-such-adapter", "hello");
         assertThat(unknown.statusCode()).isEqualTo(404);
+    }
+
+    /** The router's view of {@code worker} ({@code GET /actuator/router}). */
+    private static JsonNode routerSees(String worker) throws Exception {
+        JsonNode router = JSON.readTree(ClusterUnderTest.HTTP.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router")).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        for (JsonNode w : router.path("workers")) {
+            if (w.path("id").asText().equals(worker)) {
+                return w;
+            }
+        }
+        return JSON.createObjectNode();
     }
 
     /** Prompt tokens the workers computed and served from cache, summed over both. */

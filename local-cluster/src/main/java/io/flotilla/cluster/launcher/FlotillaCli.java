@@ -108,6 +108,17 @@ public final class FlotillaCli {
         @Option(names = "--kv-blocks", paramLabel = "N",
                 description = "Device KV blocks per simulated worker (default 8192).")
         Integer kvBlocks;
+        @Option(names = "--tool-parser", paramLabel = "NAME",
+                description = "How the model writes tool calls: hermes (the default with the built-in ChatML template), "
+                        + "llama3-json, mistral, deepseek-v3 or none; the gateway parses them into tool_calls.")
+        String toolParser;
+        @Option(names = "--reasoning-parser", paramLabel = "NAME",
+                description = "How the model marks its reasoning: deepseek-r1 or qwen3 (default: none); the gateway "
+                        + "returns it as reasoning_content.")
+        String reasoningParser;
+        @Option(names = "--sim-script", paramLabel = "FILE",
+                description = "Scripted replies of the simulated engines (JSON rules: a prompt match and its reply).")
+        String simScript;
 
         @Override
         public Integer call() throws InterruptedException {
@@ -133,7 +144,11 @@ public final class FlotillaCli {
             PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
             ExternalEngines engines = ExternalEngines.parse(engine, engineUrls, kvEvents, kvEventsReplay, servedModel,
                     aggregated + prefill + decode);
-            ServedModel served = ServedModel.parse(model, modelDir, blockSize, !engines.external(), workingDir());
+            ServedModel served = ServedModel.parse(model, modelDir, blockSize, !engines.external(), workingDir())
+                    .withBehaviour(toolParser, reasoningParser, simScript, workingDir());
+            if (simScript != null && engines.external()) {
+                throw new LauncherException("--sim-script scripts the simulated engines; with --engine openai-http the engines answer");
+            }
             if (engines.external() && served.modelDir() == null) {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");

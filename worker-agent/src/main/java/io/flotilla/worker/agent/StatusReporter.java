@@ -85,6 +85,7 @@ public final class StatusReporter {
                 .setEngine(registration.engine())
                 .setCapacity(advertisement.capacity())
                 .setCapacitySource(advertisement.capacitySource())
+                .setCapabilities(engine.capabilities())
                 .setState(state)
                 .setLeaseMs(leaseMs)
                 .setTs(clock.millis()); // for ordering only: receivers run leases on their own clocks

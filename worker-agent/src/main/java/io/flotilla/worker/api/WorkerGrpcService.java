@@ -47,14 +47,16 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
     @Override
     public void generate(GenerateRequest request, StreamObserver<GenerateChunk> observer) {
         ServerCallStreamObserver<GenerateChunk> stream = (ServerCallStreamObserver<GenerateChunk>) observer;
-        String invalid = EngineRequests.invalid(request, local.identity());
+        String invalid = EngineRequests.invalid(request, local.identity(), local.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
-        if (request.hasHandoff()) {
+        if (request.getN() > 1) {
+            ChoiceFanOut.start(local, EngineRequests.of(request), request.getN(), stream, relay);
+        } else if (request.hasHandoff()) {
             handoffs.decode(request, stream, relay);
         } else {
             local.submit(request, stream, relay, "");
@@ -76,7 +78,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
                     .asRuntimeException());
             return;
         }
-        String invalid = EngineRequests.invalid(request, local.identity());
+        String invalid = EngineRequests.invalid(request, local.identity(), local.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;

@@ -42,6 +42,14 @@ public interface Engine extends AutoCloseable {
         return KvDigest.of(residentBlocks());
     }
 
+    /**
+     * The sampling features this engine honours (advertised to the gateway through membership). A
+     * request that uses a feature not listed is refused by the worker with INVALID_ARGUMENT.
+     */
+    default io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return io.flotilla.protocol.v1.EngineCapabilities.getDefaultInstance();
+    }
+
     /** Current load, for load reports and routing. */
     EngineLoad load();
 

@@ -16,6 +16,7 @@ import io.flotilla.worker.engine.KvEventListener;
 import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.kvbm.LowerTiers;
 import io.flotilla.worker.kvbm.TierIo;
@@ -61,6 +62,7 @@ public final class Scheduler {
     private final Map<String, Sequence> inFlight = new HashMap<>();
     private final List<Sequence> deferredCancels = new ArrayList<>();
     private final BatchPlanner planner;
+    private final SimReplies replies;
     /** The plan scheduled and not yet completed; at most one exists. */
     private StepPlan outstanding;
     private long eventPosition;
@@ -73,12 +75,26 @@ public final class Scheduler {
 
     /** A scheduler whose lower tiers (if configured) copy on a thread of their own. */
     public Scheduler(SimEngineConfig config, KvEventListener eventListener) {
-        this(config, eventListener, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+        this(config, eventListener, null, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
     }
 
     /** @param tierIo where the lower tiers' copies run; unused (may be null) without lower tiers */
     public Scheduler(SimEngineConfig config, KvEventListener eventListener, TierIo tierIo) {
+        this(config, eventListener, null, tierIo);
+    }
+
+    /** A scheduler whose requests are answered by {@code script} where it has a rule for their prompt. */
+    public Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script) {
+        this(config, eventListener, script, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+    }
+
+    /**
+     * @param script replies for the prompts it has rules for (null: none)
+     * @param tierIo where the lower tiers' copies run; unused (may be null) without lower tiers
+     */
+    public Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script, TierIo tierIo) {
         this.config = config;
+        this.replies = new SimReplies(config, script);
         this.blockSize = config.blockSize();
         this.hasher = new BlockHasher(config.namespace(), blockSize);
         KvPayloadStore payloads = config.kvBytesPerBlock() == 0 ? null
@@ -128,7 +144,19 @@ public final class Scheduler {
      */
     public RequestHandle submit(EngineRequest request, TokenSink sink) {
         checkAdmissible(request);
-        return enqueue(new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
+        return enqueue(sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
+    }
+
+    /** A new sequence with its sampler; throws {@link InvalidRequestException} for output the engine cannot write. */
+    Sequence sequence(EngineRequest request, TokenSink sink, long streamSeed) {
+        Sequence seq = new Sequence(request, sink, streamSeed);
+        seq.sampler = replies.samplerFor(request, streamSeed);
+        return seq;
+    }
+
+    /** The sampling features this engine honours. */
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return replies.capabilities();
     }
 
     /** The checks every new request passes before it is queued. */
@@ -203,11 +231,12 @@ public final class Scheduler {
                 seq.computed = before + e.tokens();
                 registerFullBlocks(seq, before, seq.computed);
                 if (seq.computed == seq.length) {
-                    int token = TokenSampler.tokenAt(seq.streamSeed, seq.generated, config.vocabSize());
+                    int token = seq.sampler.next(seq);
                     seq.appendToken(token);
                     seq.decoding = true;
                     sampled.add(seq.id);
-                    seq.emitTokens(new int[] {token});
+                    TokenLogprob logprob = seq.sampler.lastLogprob();
+                    seq.emitTokens(new int[] {token}, logprob == null ? null : new TokenLogprob[] {logprob});
                     FinishReason reason = finishReason(seq, token);
                     if (reason != null && !seq.sinkFailed) {
                         PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, hasher);

@@ -5,6 +5,7 @@ import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.PrefillSink;
 import io.flotilla.worker.engine.PrefilledKv;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 
 import java.util.Arrays;
@@ -56,6 +57,9 @@ final class Sequence {
      * Cleared by completion, preemption and retirement.
      */
     TierIntake.Run onboarding;
+
+    /** Draws this request's tokens; set before the sequence is queued. */
+    TokenSampler sampler;
     private boolean terminated;
 
     private int[] slots = new int[4];
@@ -169,11 +173,20 @@ final class Sequence {
     // Sink calls: at most one terminal call, nothing after it; a throwing sink marks the sequence failed.
 
     void emitTokens(int[] out) {
+        emitTokens(out, null);
+    }
+
+    /** Tokens with their log-probabilities (null when the request did not ask for them). */
+    void emitTokens(int[] out, TokenLogprob[] logprobs) {
         if (terminated) {
             return;
         }
         try {
-            sink.onTokens(out);
+            if (logprobs == null) {
+                sink.onTokens(out);
+            } else {
+                sink.onTokens(out, logprobs);
+            }
         } catch (RuntimeException e) {
             sinkFailed(e);
         }

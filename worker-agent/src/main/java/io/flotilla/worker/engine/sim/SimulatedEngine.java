@@ -70,15 +70,28 @@ public final class SimulatedEngine implements Engine {
     private CompletableFuture<Void> drained;
 
     public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper) {
-        this(config, clock, sleeper, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+        this(config, clock, sleeper, (SimScript) null);
     }
 
     /** @param tierIo where the lower KV tiers copy (tests pass a manual one); unused without tiers */
     public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, TierIo tierIo) {
+        this(config, clock, sleeper, null, tierIo);
+    }
+
+    /** An engine that answers the prompts {@code script} has rules for with their replies (null: none). */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script) {
+        this(config, clock, sleeper, script, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+    }
+
+    /**
+     * @param script replies for the prompts it has rules for (null: none)
+     * @param tierIo where the lower KV tiers copy (tests pass a manual one); unused without tiers
+     */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script, TierIo tierIo) {
         this.config = config;
         this.clock = clock;
         this.sleeper = sleeper;
-        this.scheduler = new Scheduler(config, this::deliverEvents, tierIo);
+        this.scheduler = new Scheduler(config, this::deliverEvents, script, tierIo);
         this.exchange = new KvExchange(scheduler);
         this.transfer = config.kvBytesPerBlock() > 0 ? new SimKvTransfer(this) : null;
         if (scheduler.tiers() != null) {
@@ -106,8 +119,13 @@ public final class SimulatedEngine implements Engine {
 
     /** An engine on the system clock, already started. */
     public static SimulatedEngine startRealTime(SimEngineConfig config, String name) {
+        return startRealTime(config, null, name);
+    }
+
+    /** An engine on the system clock with scripted replies ({@code script} may be null), already started. */
+    public static SimulatedEngine startRealTime(SimEngineConfig config, SimScript script, String name) {
         TierIo tiers = config.tiers().enabled() ? new TierThread(name + "-kv-tiers") : null;
-        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, tiers).start(name);
+        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, script, tiers).start(name);
     }
 
     /** Starts the driver thread (a daemon named {@code name}); at most once. */
@@ -143,6 +161,12 @@ public final class SimulatedEngine implements Engine {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Every sampling parameter of its synthetic model, logprobs, and JSON output on a cl100k_base model. */
+    @Override
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return scheduler.capabilities();
     }
 
     @Override

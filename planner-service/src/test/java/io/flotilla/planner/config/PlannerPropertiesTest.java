@@ -29,10 +29,10 @@ class PlannerPropertiesTest {
     private static final Pattern CODE = Pattern.compile("`([^`]*)`");
 
     /**
-     * {@code key → documented default} ("—": none) of the markdown table rows whose first cell names keys
-     * starting with {@code prefix}, in the section under the heading starting with {@code section}.
+     * {@code key → documented default} ("—": none) of the markdown table rows in the section under the
+     * heading starting with {@code section}.
      */
-    static Map<String, String> documented(Path markdown, String section, String prefix) throws IOException {
+    static Map<String, String> documented(Path markdown, String section) throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
         boolean in = false;
         for (String line : Files.readAllLines(markdown)) {
@@ -44,13 +44,9 @@ class PlannerPropertiesTest {
             }
             String[] cells = line.split("\\s\\|\\s");
             List<String> keys = codes(cells[0]);
-            if (!keys.get(0).startsWith(prefix) && !prefix.isEmpty()) {
-                continue;
-            }
             List<String> defaults = cells[1].trim().equals("—") ? List.of() : codes(cells[1]);
             for (int i = 0; i < keys.size(); i++) {
-                String key = keys.get(i).startsWith(prefix) ? keys.get(i).substring(prefix.length()) : keys.get(i);
-                out.put(key, defaults.isEmpty() ? "—" : defaults.get(i));
+                out.put(keys.get(i), defaults.isEmpty() ? "—" : defaults.get(i));
             }
             assertThat(defaults.isEmpty() || defaults.size() == keys.size()).as("one default per key: %s", line).isTrue();
         }
@@ -99,8 +95,8 @@ class PlannerPropertiesTest {
     void theDocumentedDefaultsAreTheEffectiveOnes() throws IOException {
         PlannerProperties defaults = PlannerProperties.defaults();
         Map<String, Object> effective = flatten(defaults, "");
-        Map<String, String> docs = new LinkedHashMap<>(documented(repoFile("planner-service/README.md"), "Configuration", ""));
-        docs.putAll(documented(repoFile("README.md"), "", "flotilla.planner."));
+        // The root README's configuration table, every service's rows, is held by bench's DocumentedDefaultsTest.
+        Map<String, String> docs = documented(repoFile("planner-service/README.md"), "Configuration");
         assertThat(docs).hasSizeGreaterThan(30);
         for (Map.Entry<String, String> d : docs.entrySet()) {
             assertThat(effective).as("documented key %s", d.getKey()).containsKey(d.getKey());
@@ -116,7 +112,7 @@ class PlannerPropertiesTest {
 
     @Test
     void everySettingIsDocumented() throws IOException {
-        Map<String, String> docs = documented(repoFile("planner-service/README.md"), "Configuration", "");
+        Map<String, String> docs = documented(repoFile("planner-service/README.md"), "Configuration");
         assertThat(docs.keySet()).containsAll(flatten(PlannerProperties.defaults(), "").keySet());
     }
 

@@ -99,6 +99,15 @@ public final class FlotillaCli {
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
+        @Option(names = "--kvbm-host", paramLabel = "SIZE",
+                description = "Host-memory KV tier per simulated worker, e.g. 2GiB: evicted device blocks are kept there and onboarded back instead of recomputed.")
+        String kvbmHost;
+        @Option(names = "--kvbm-disk", paramLabel = "SIZE",
+                description = "Disk KV tier per simulated worker, e.g. 8GiB, in .flotilla/kvbm/<worker>; host-memory victims go there, and it survives worker restarts. Needs --kvbm-host.")
+        String kvbmDisk;
+        @Option(names = "--kv-blocks", paramLabel = "N",
+                description = "Device KV blocks per simulated worker (default 8192).")
+        Integer kvBlocks;
         @Option(names = "--tool-parser", paramLabel = "NAME",
                 description = "How the model writes tool calls: hermes (the default with the built-in ChatML template), "
                         + "llama3-json, mistral, deepseek-v3 or none; the gateway parses them into tool_calls.")
@@ -144,13 +153,18 @@ public final class FlotillaCli {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
             }
+            KvbmOptions kvbm = KvbmOptions.parse(kvbmHost, kvbmDisk, kvBlocks);
+            if (engines.external() && !kvbm.equals(KvbmOptions.NONE)) {
+                throw new LauncherException("--kvbm-host, --kvbm-disk and --kv-blocks size simulated workers; an external "
+                        + "engine has its own (vLLM: --kv-transfer-config with OffloadingConnector or LMCache)");
+            }
             Path clientConfig = kafkaConfig == null ? null : KafkaClientFile.check(workingDir().resolve(kafkaConfig));
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
             }
             LocalCluster cluster = new LocalCluster(home(), System.out);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, routers, clientConfig, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, clientConfig, kvbm, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -112,13 +112,22 @@ public final class LocalCluster {
                 kafkaConfig, timeout);
     }
 
-    /**
-     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
-     * given all), every service importing {@code kafkaConfig} when it is not null.
-     */
+    /** As the whole start below, the simulated workers without KV tiers below the device. */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    int routers, Path kafkaConfig, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
+                kafkaConfig, KvbmOptions.NONE, timeout);
+    }
+
+    /**
+     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
+     * given all), every service importing {@code kafkaConfig} when it is not null, the simulated workers with the
+     * KV tiers {@code kvbm} sizes.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   int routers, Path kafkaConfig, KvbmOptions kvbm, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -126,7 +135,7 @@ public final class LocalCluster {
             ClusterLayout layout;
             try {
                 layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize());
+                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), kvbm);
             } catch (IllegalArgumentException e) {
                 throw new LauncherException(e.getMessage());
             }
@@ -175,6 +184,7 @@ public final class LocalCluster {
         state.setLayout("planner", planner.connector());
         engines.save(state);
         layout.model().save(state);
+        layout.kvbm().save(state);
     }
 
     /** The layout {@link #record} recorded (without the external engines: {@link ExternalEngines#load}). */
@@ -184,7 +194,8 @@ public final class LocalCluster {
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
                 Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state),
                 Integer.parseInt(state.layout("routers", "1")),
-                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")));
+                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")),
+                KvbmOptions.load(state));
     }
 
     /** The recorded state, after checking that none of its processes still runs. */

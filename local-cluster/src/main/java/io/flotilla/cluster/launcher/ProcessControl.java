@@ -51,7 +51,8 @@ final class ProcessControl {
         // cores) each time class loading crosses the next metaspace threshold, two or three times in its
         // first minute; all of them at once is what the first requests after `up` met.
         cmd.addAll(List.of("-Xms64m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
-                "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m", "-XX:MaxDirectMemorySize=512m",
+                "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m",
+                "-XX:MaxDirectMemorySize=" + spec.directMemory(),
                 "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", "-jar", jar.toString()));
         cmd.addAll(spec.args());
         Process p = new ProcessBuilder(cmd)

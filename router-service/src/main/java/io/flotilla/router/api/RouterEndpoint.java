@@ -68,6 +68,13 @@ public class RouterEndpoint {
                 m.put("capacity_source", status == null ? "" : status.getCapacitySource());
                 m.put("engine", status == null ? "" : status.getEngine());
                 m.put("timing", timingOf(w, status));
+                if (w.tiers().bytesPerBlock() > 0) {
+                    Map<String, Object> tiers = new LinkedHashMap<>();
+                    tiers.put("bytes_per_block", w.tiers().bytesPerBlock());
+                    tiers.put("host_bytes_per_second", w.tiers().hostBytesPerSecond());
+                    tiers.put("disk_bytes_per_second", w.tiers().diskBytesPerSecond());
+                    m.put("kv_tiers", tiers);
+                }
                 workers.add(m);
             }
             models.add(Map.of("model", c.model(), "saturated", c.saturated(), "free_workers", c.freeWorkers()));

@@ -19,7 +19,6 @@ import io.flotilla.router.cluster.SuspectProber;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.core.BookingLedger;
 import io.flotilla.router.core.RouterConfig;
-import io.flotilla.router.core.Strategy;
 import io.flotilla.router.service.CapacityPublisher;
 import io.flotilla.router.service.RouterEngine;
 import io.flotilla.router.service.RouterMetrics;
@@ -58,18 +57,7 @@ class RouterWiring {
 
     @Bean
     RouterConfig routingConfig(RouterProperties p) {
-        RouterConfig d = RouterConfig.defaults();
-        return new RouterConfig(Strategy.parse(p.mode()),
-                new RouterConfig.Weights(p.weightPrefill(), p.weightDecode(), p.weightQueue()), p.temperature(),
-                d.loadMerge(),
-                new RouterConfig.Busy(threshold(p.busyPrefillFraction()), threshold(p.busyDecodeFraction()),
-                        d.busy().retryAfterMs(), d.busy().minRetryAfterMs(), d.busy().maxRetryAfterMs()),
-                new RouterConfig.Disagg(p.disaggMinUncachedTokens()), p.sequenceTtl(),
-                new RouterConfig.Approx(p.approxTtl(), d.approx().maxEntries()));
-    }
-
-    private static RouterConfig.Threshold threshold(double fraction) {
-        return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
+        return p.routingConfig();
     }
 
     /** The router's gRPC I/O thread, shared by its server and its indexer channel (see {@link SharedEventLoop}). */

@@ -14,8 +14,8 @@ import java.util.Set;
  * <p>The shell's request path:
  * <pre>
  * RoutingRequest r = RoutingRequest.fromProto(route);
- * Map&lt;String,Integer&gt; matches = policy.requires().contains(KV_OVERLAP) ? indexer.findMatches(r) : null;  // null: failed/slow
- * ClusterSnapshot s = ledger.snapshot(workers, r, policy.requires(), matches, clock.instant());
+ * Map&lt;String,KvOverlap&gt; matches = policy.requires().contains(KV_OVERLAP) ? indexer.findMatches(r) : null;  // null: failed/slow
+ * ClusterSnapshot s = ledger.snapshotOfTiers(workers, r, policy.requires(), matches, clock.instant());
  * Decision d = policy.decide(r, s);
  * ledger.book(r, d, clock.instant()).ifPresent(sync::publish);
  * ... MarkPrefillDone → sync.publish(ledger.prefillDone(id, now)); Release → sync.publish(ledger.release(id, now))
@@ -49,13 +49,29 @@ public final class BookingLedger {
      */
     public ClusterSnapshot snapshot(List<WorkerView> workers, RoutingRequest request, Set<Signal> required,
                                     Map<String, Integer> indexerMatches, Instant now) {
+        Map<String, KvOverlap> tiered = null;
+        if (indexerMatches != null) {
+            tiered = new java.util.HashMap<>();
+            for (Map.Entry<String, Integer> e : indexerMatches.entrySet()) {
+                tiered.put(e.getKey(), KvOverlap.deviceOnly(e.getValue()));
+            }
+        }
+        return snapshotOfTiers(workers, request, required, tiered, now);
+    }
+
+    /**
+     * As {@link #snapshot}, with the indexer's per-tier answer: each worker's device prefix and its
+     * any-tier prefix by best tier.
+     */
+    public ClusterSnapshot snapshotOfTiers(List<WorkerView> workers, RoutingRequest request, Set<Signal> required,
+                                           Map<String, KvOverlap> indexerMatches, Instant now) {
         if (!required.contains(Signal.KV_OVERLAP)) {
             return loadSnapshot(workers);
         }
         Map<String, ActiveLoad> loads = sequences.loads();
         Map<String, ActiveLoad> atReport = sequences.loadsAtReport();
         if (indexerMatches != null) {
-            return new ClusterSnapshot(workers, indexerMatches, OverlapSource.INDEXER, loads, atReport);
+            return ClusterSnapshot.ofTiers(workers, indexerMatches, OverlapSource.INDEXER, loads, atReport);
         }
         return new ClusterSnapshot(workers, approx.overlaps(request.seqHashes(), now), OverlapSource.APPROX, loads,
                 atReport);

@@ -13,6 +13,7 @@ import io.flotilla.router.core.BookingLedger;
 import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.ClusterSnapshot;
 import io.flotilla.router.core.Decision;
+import io.flotilla.router.core.KvOverlap;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.RoutingPolicy;
 import io.flotilla.router.core.RoutingRequest;
@@ -100,10 +101,10 @@ public final class RouterEngine implements AutoCloseable {
         }
     }
 
-    private RouteDecision decide(RoutingRequest request, RoutingPolicy p, Map<String, Integer> matches, long start) {
+    private RouteDecision decide(RoutingRequest request, RoutingPolicy p, Map<String, KvOverlap> matches, long start) {
         List<WorkerView> workers = directory.views();
         Instant now = clock.instant();
-        ClusterSnapshot snapshot = ledger.snapshot(workers, request, p.requires(), matches, now);
+        ClusterSnapshot snapshot = ledger.snapshotOfTiers(workers, request, p.requires(), matches, now);
         Decision d = p.decide(request, snapshot);
         ledger.book(request, d, now).ifPresent(change -> {
             publish(change);

@@ -1,7 +1,6 @@
 package io.flotilla.worker.api;
 
 import io.flotilla.protocol.v1.GenerateChunk;
-import io.flotilla.worker.agent.WorkerInstance;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.RequestHandle;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -28,7 +27,7 @@ final class ChoiceFanOut implements RequestHandle {
         this.first = first;
     }
 
-    static void start(WorkerInstance worker, EngineRequest request, int n, ServerCallStreamObserver<GenerateChunk> stream,
+    static void start(LocalGenerate worker, EngineRequest request, int n, ServerCallStreamObserver<GenerateChunk> stream,
                       CancelRelay relay) {
         GenerateOutput out = new GenerateOutput(stream, n);
         ChoiceFanOut fan = new ChoiceFanOut(request);
@@ -51,7 +50,7 @@ final class ChoiceFanOut implements RequestHandle {
         return request.seed() == null ? r : r.withSeed(request.seed() + i);
     }
 
-    private void submitRest(WorkerInstance worker, GenerateOutput out, int n) {
+    private void submitRest(LocalGenerate worker, GenerateOutput out, int n) {
         for (int i = 1; i < n; i++) {
             if (isCancelled() || out.closed()) {
                 return;

@@ -19,6 +19,8 @@ import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
+import io.flotilla.worker.kvbm.DirectMemory;
+import io.flotilla.worker.kvbm.TierSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -96,6 +98,16 @@ class WorkerConfig {
             return externalEngineFactory(properties, clock, registry);
         }
         WorkerProperties.Sim sim = properties.sim();
+        WorkerProperties.Kvbm kvbm = properties.kvbm();
+        if (kvbm.hostBytes().toBytes() > 0) {
+            if (sim.kvBytesPerBlock() == 0) {
+                throw new IllegalStateException("flotilla.worker.kvbm tiers move KV payloads: set "
+                        + "flotilla.worker.sim.kv-bytes-per-block > 0");
+            }
+            long perWorker = kvbm.hostBytes().toBytes() + (long) sim.totalBlocks() * sim.kvBytesPerBlock();
+            DirectMemory.require(perWorker * properties.instances(), properties.instances()
+                    + " worker(s) with a host KV tier of " + kvbm.hostBytes() + " and their device pools");
+        }
         SimScript script = sim.script() == null ? null : SimScript.load(sim.script());
         return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
                 .blockSize(sim.blockSize())
@@ -111,6 +123,7 @@ class WorkerConfig {
                 .eosTokenId(sim.eosTokenId())
                 .namespace(identity.namespace())
                 .timing(timing)
+                .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)
                 .build(), script, identity.id() + "-engine");
     }
 

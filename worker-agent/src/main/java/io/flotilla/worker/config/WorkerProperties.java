@@ -1,6 +1,7 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.protocol.Ports;
+import io.flotilla.worker.kvbm.TierSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -8,6 +9,7 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 import java.nio.file.Path;
@@ -40,6 +42,7 @@ import java.nio.file.Path;
  * @param sim            simulated engine settings
  * @param transfer       KV transfer between workers (disaggregated prefill/decode)
  * @param http           external engine server settings, used when {@code engine = openai-http}
+ * @param kvbm           KV tiers below the simulated engine's device pool (host memory, disk)
  */
 @Validated
 @ConfigurationProperties("flotilla.worker")
@@ -62,7 +65,8 @@ public record WorkerProperties(
         @DefaultValue("bf16") @NotBlank String dtype,
         @DefaultValue Sim sim,
         @DefaultValue @Valid Transfer transfer,
-        @DefaultValue @Valid Http http) {
+        @DefaultValue @Valid Http http,
+        @DefaultValue @Valid Kvbm kvbm) {
 
     /**
      * Simulated engine settings (ARCHITECTURE "Simulated engine").
@@ -216,6 +220,49 @@ public record WorkerProperties(
             case "openai-http" -> "vllm";
             default -> engine;
         };
+    }
+
+    /**
+     * The KV block manager's tiers below the simulated engine's device pool (ARCHITECTURE "KV tiers"):
+     * evicted device blocks are kept in host memory, host-memory victims on disk, and a request whose
+     * prefix is there onboards it instead of recomputing it when that is cheaper. Needs
+     * {@code sim.kv-bytes-per-block > 0}. Sizes take bytes or Spring data sizes ({@code 2GB} = 2 GiB).
+     *
+     * @param hostBytes            host-memory tier per worker, off-heap (0: no tiers). The JVM's
+     *                             {@code -XX:MaxDirectMemorySize} must hold it plus the device pool
+     * @param diskBytes            disk tier per worker (0: none); needs a host tier
+     * @param diskDir              directory of the disk tier; each worker uses {@code <disk-dir>/<worker id>}
+     * @param hostBytesPerSecond   host→device link bandwidth onboarding is charged at (PCIe 4.0 x16)
+     * @param diskBytesPerSecond   disk→device bandwidth onboarding is charged at (a PCIe 4.0 NVMe drive)
+     * @param modeledBytesPerBlock bytes one block stands for when onboarding is charged and priced
+     *                             (0: the simulated payload, {@code sim.kv-bytes-per-block})
+     */
+    public record Kvbm(
+            @DefaultValue("0") DataSize hostBytes,
+            @DefaultValue("0") DataSize diskBytes,
+            @DefaultValue(".flotilla/kvbm") String diskDir,
+            @DefaultValue("25e9") double hostBytesPerSecond,
+            @DefaultValue("3e9") double diskBytesPerSecond,
+            @DefaultValue("0") DataSize modeledBytesPerBlock) {
+
+        public Kvbm {
+            if (hostBytes.isNegative() || diskBytes.isNegative() || modeledBytesPerBlock.isNegative()) {
+                throw new IllegalArgumentException("flotilla.worker.kvbm sizes must not be negative");
+            }
+            if (!(hostBytesPerSecond > 0) || !(diskBytesPerSecond > 0)) {
+                throw new IllegalArgumentException("flotilla.worker.kvbm link bandwidths must be positive");
+            }
+            if (diskBytes.toBytes() > 0 && hostBytes.toBytes() == 0) {
+                throw new IllegalArgumentException("flotilla.worker.kvbm.disk-bytes needs a host tier: the disk tier "
+                        + "is filled from host memory (set flotilla.worker.kvbm.host-bytes)");
+            }
+        }
+
+        /** The tiers of worker {@code workerId}: its own directory under {@code diskDir}. */
+        public TierSettings settings(String workerId) {
+            return new TierSettings(hostBytes.toBytes(), Path.of(diskDir).resolve(workerId), diskBytes.toBytes(),
+                    hostBytesPerSecond, diskBytesPerSecond, modeledBytesPerBlock.toBytes());
+        }
     }
 
     /** The KV layout string workers advertise and hash with, e.g. {@code bf16/bs16/paged}. */

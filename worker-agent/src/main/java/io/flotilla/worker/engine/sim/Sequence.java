@@ -51,6 +51,13 @@ final class Sequence {
     boolean sinkFailed;
     /** Set for a prefill-only sequence: it receives the pinned prompt instead of onFinish. */
     PrefillSink prefillSink;
+    /**
+     * Blocks being onboarded from lower KV tiers ({@link TierIntake}); while set, {@code computed} already
+     * counts them (optimistically), no step completes work of the sequence and it is not scheduled again.
+     * Cleared by completion, preemption and retirement.
+     */
+    TierIntake.Run onboarding;
+
     /** Draws this request's tokens; set before the sequence is queued. */
     TokenSampler sampler;
     private boolean terminated;
@@ -98,10 +105,20 @@ final class Sequence {
 
     /** Releases every held block, last block first so a sequence's tail is evicted before its prefix. */
     void releaseBlocks(BlockPool pool) {
-        for (int b = slotCount - 1; b >= 0; b--) {
+        truncateBlocks(0, pool);
+    }
+
+    /** Releases the blocks from {@code keep} on, last first. */
+    void truncateBlocks(int keep, BlockPool pool) {
+        for (int b = slotCount - 1; b >= keep; b--) {
             pool.release(slots[b]);
         }
-        slotCount = 0;
+        slotCount = Math.min(slotCount, keep);
+    }
+
+    /** Whether the sequence waits for onboarded KV to verify. */
+    boolean awaitingKv() {
+        return onboarding != null;
     }
 
     /** The token at position {@code i} (prompt, then generated tokens). */

@@ -1,4 +1,4 @@
-package io.flotilla.bench.client;
+package io.flotilla.protocol.sse;
 
 /**
  * Server-sent events from a stream of lines (line terminators already removed), per the WHATWG

@@ -1,4 +1,4 @@
-package io.flotilla.bench.client;
+package io.flotilla.protocol.sse;
 
 import org.junit.jupiter.api.Test;
 

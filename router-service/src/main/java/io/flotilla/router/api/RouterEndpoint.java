@@ -9,7 +9,7 @@ import io.flotilla.router.core.ActiveLoad;
 import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.WorkerView;
 import io.flotilla.router.service.CapacityPublisher;
-import io.flotilla.router.service.RouterEngine;
+import io.flotilla.router.service.RequestRouter;
 import io.flotilla.router.service.RouterMetrics;
 import io.flotilla.router.core.Strategy;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -31,11 +31,11 @@ import java.util.Map;
 @Endpoint(id = "router")
 public class RouterEndpoint {
 
-    private final RouterEngine engine;
+    private final RequestRouter engine;
     private final RouterMetrics metrics;
     private final CapacityPublisher capacity;
 
-    public RouterEndpoint(RouterEngine engine, RouterMetrics metrics, CapacityPublisher capacity) {
+    public RouterEndpoint(RequestRouter engine, RouterMetrics metrics, CapacityPublisher capacity) {
         this.engine = engine;
         this.metrics = metrics;
         this.capacity = capacity;

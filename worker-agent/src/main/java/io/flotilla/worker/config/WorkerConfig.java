@@ -15,7 +15,6 @@ import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.openai.RemoteEngine;
 import io.flotilla.worker.engine.sglang.SglangEngine;
-import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
@@ -109,18 +108,7 @@ class WorkerConfig {
                     + " worker(s) with a host KV tier of " + kvbm.hostBytes() + " and their device pools");
         }
         SimScript script = sim.script() == null ? null : SimScript.load(sim.script());
-        return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
-                .blockSize(sim.blockSize())
-                .totalBlocks(sim.totalBlocks())
-                .maxRunning(sim.maxRunning())
-                .maxBatchTokens(sim.maxBatchTokens())
-                .maxWaiting(sim.maxWaiting())
-                .maxContextTokens(sim.maxContext())
-                .kvBytesPerBlock(sim.kvBytesPerBlock())
-                .speedup(sim.speedup())
-                .seed(sim.seed())
-                .vocabSize(sim.vocabSize())
-                .eosTokenId(sim.eosTokenId())
+        return (identity, index) -> SimulatedEngine.startRealTime(sim.engineConfig()
                 .namespace(identity.namespace())
                 .timing(timing)
                 .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)

@@ -1,6 +1,7 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.protocol.Ports;
+import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.kvbm.TierSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -88,18 +89,18 @@ public record WorkerProperties(
      *                       (tool calls, reasoning, …; see {@code SimScript}); unset: every prompt is sampled
      */
     public record Sim(
-            @DefaultValue("16") @Min(1) @Max(1024) int blockSize,
-            @DefaultValue("8192") @Min(1) int totalBlocks,
-            @DefaultValue("256") @Min(1) int maxRunning,
-            @DefaultValue("8192") @Min(1) int maxBatchTokens,
-            @DefaultValue("1024") @Min(1) int maxWaiting,
-            @DefaultValue("131072") @Min(1) int maxContext,
-            @DefaultValue("16384") @Min(0) int kvBytesPerBlock,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_BLOCK_SIZE) @Min(1) @Max(1024) int blockSize,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_TOTAL_BLOCKS) @Min(1) int totalBlocks,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_RUNNING) @Min(1) int maxRunning,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_BATCH_TOKENS) @Min(1) int maxBatchTokens,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_WAITING) @Min(1) int maxWaiting,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_CONTEXT_TOKENS) @Min(1) int maxContext,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_KV_BYTES_PER_BLOCK) @Min(0) int kvBytesPerBlock,
             @DefaultValue("1.0") double speedup,
             String profile,
             @DefaultValue("0") long seed,
-            @DefaultValue("100277") @Min(1) int vocabSize,
-            @DefaultValue("100257") @Min(0) int eosTokenId,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_VOCAB_SIZE) @Min(1) int vocabSize,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_EOS_TOKEN_ID) @Min(0) int eosTokenId,
             Path script) {
 
         public Sim {
@@ -107,6 +108,26 @@ public record WorkerProperties(
                 throw new IllegalArgumentException("flotilla.worker.sim.eos-token-id " + eosTokenId
                         + " is outside the vocabulary [0, " + vocabSize + ") of flotilla.worker.sim.vocab-size");
             }
+        }
+
+        /**
+         * The simulated engine's configuration from these settings; the worker adds what is its own
+         * (namespace, timing, tiers). Unset keys bind to {@code SimEngineConfig}'s defaults, which the
+         * {@code @DefaultValue}s above name, so the two cannot disagree.
+         */
+        public SimEngineConfig.Builder engineConfig() {
+            return SimEngineConfig.builder()
+                    .blockSize(blockSize)
+                    .totalBlocks(totalBlocks)
+                    .maxRunning(maxRunning)
+                    .maxBatchTokens(maxBatchTokens)
+                    .maxWaiting(maxWaiting)
+                    .maxContextTokens(maxContext)
+                    .kvBytesPerBlock(kvBytesPerBlock)
+                    .speedup(speedup)
+                    .seed(seed)
+                    .vocabSize(vocabSize)
+                    .eosTokenId(eosTokenId);
         }
     }
 

@@ -1,5 +1,6 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
+import io.flotilla.router.core.Fixtures;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

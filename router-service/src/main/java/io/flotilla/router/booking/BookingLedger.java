@@ -1,5 +1,14 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
+import io.flotilla.router.core.ActiveLoad;
+import io.flotilla.router.core.ClusterSnapshot;
+import io.flotilla.router.core.Decision;
+import io.flotilla.router.core.KvOverlap;
+import io.flotilla.router.core.OverlapSource;
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.RoutingRequest;
+import io.flotilla.router.core.Signal;
+import io.flotilla.router.core.WorkerView;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

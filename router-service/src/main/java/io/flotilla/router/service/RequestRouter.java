@@ -9,7 +9,7 @@ import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.RouterSync;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.WorkerDirectory;
-import io.flotilla.router.core.BookingLedger;
+import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.ClusterSnapshot;
 import io.flotilla.router.core.Decision;
@@ -17,7 +17,7 @@ import io.flotilla.router.core.KvOverlap;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.RoutingPolicy;
 import io.flotilla.router.core.RoutingRequest;
-import io.flotilla.router.core.SequenceChange;
+import io.flotilla.router.booking.SequenceChange;
 import io.flotilla.router.core.Signal;
 import io.flotilla.router.core.Strategy;
 import io.flotilla.router.core.WorkerView;
@@ -38,7 +38,7 @@ import java.util.random.RandomGenerator;
  * {@link RoutingPolicy#decide} (pure); every state change goes through the {@link BookingLedger} and
  * is shared with other router replicas over {@code flotilla.router-sync}.
  */
-public final class RouterEngine implements AutoCloseable {
+public final class RequestRouter implements AutoCloseable {
 
     private final WorkerDirectory directory;
     private final BookingLedger ledger;
@@ -55,7 +55,7 @@ public final class RouterEngine implements AutoCloseable {
     /** Told about every change that may move capacity (the WatchCapacity publisher); never blocks. */
     private volatile Runnable capacityChanged = () -> { };
 
-    public RouterEngine(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
+    public RequestRouter(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
                         Producer<String, Object> producer, RouterMetrics metrics, Clock clock, RandomGenerator random,
                         String routerId) {
         this.directory = directory;

@@ -1,5 +1,6 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
+import io.flotilla.router.core.ActiveLoad;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 

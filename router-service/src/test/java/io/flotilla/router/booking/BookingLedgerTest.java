@@ -1,5 +1,15 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
+import io.flotilla.router.core.ActiveLoad;
+import io.flotilla.router.core.Capacity;
+import io.flotilla.router.core.ClusterSnapshot;
+import io.flotilla.router.core.Decision;
+import io.flotilla.router.core.OverlapSource;
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.RoutingPolicy;
+import io.flotilla.router.core.RoutingRequest;
+import io.flotilla.router.core.Signal;
+import io.flotilla.router.core.WorkerView;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -7,6 +17,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+
+import io.flotilla.router.core.Fixtures;
 
 import static io.flotilla.router.core.Fixtures.worker;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,6 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
+import io.flotilla.router.core.ActiveLoad;
 import io.flotilla.protocol.v1.RouterSync;
 import org.junit.jupiter.api.Test;
 

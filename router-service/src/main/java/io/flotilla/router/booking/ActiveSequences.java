@@ -1,5 +1,6 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
+import io.flotilla.router.core.ActiveLoad;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;

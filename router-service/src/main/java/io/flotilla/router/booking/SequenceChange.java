@@ -1,4 +1,4 @@
-package io.flotilla.router.core;
+package io.flotilla.router.booking;
 
 import io.flotilla.protocol.v1.RouterSync;
 import io.flotilla.protocol.v1.SequenceAdded;

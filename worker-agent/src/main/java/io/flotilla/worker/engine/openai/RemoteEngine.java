@@ -137,10 +137,8 @@ public abstract class RemoteEngine implements Engine {
         String adapter = request.scope().loraName();
         Mono<Void> load = adapter.isEmpty() ? null : adapters(adapter).acquire(adapter);
         Runnable releaseAdapter = adapter.isEmpty() ? () -> { } : () -> loras.release(adapter);
-        CompletionStream stream = new CompletionStream(request, sink, decoder(request), () -> {
-            inFlight.finished(request.requestId());
-            releaseAdapter.run();
-        });
+        CompletionStream stream = new CompletionStream(request, sink, decoder(request), releaseAdapter,
+                () -> inFlight.finished(request.requestId()));
         long mark;
         int before;
         try {

@@ -4,12 +4,15 @@ import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.RunningService;
+import io.flotilla.gateway.sdk.NodeSdk;
+import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.ListWorkersRequest;
 import io.flotilla.protocol.v1.RouterServiceGrpc;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import org.junit.jupiter.api.Assumptions;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -81,6 +85,18 @@ final class ClusterUnderTest implements AutoCloseable {
     static OpenAIClient sdkClient() {
         return OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1")
                 .apiKey("unused").maxRetries(0).responseValidation(true).build();
+    }
+
+    /**
+     * The Node SDK's helper examples ({@code runTools}, {@code stream()}, {@code parse()}, logprobs, n) against
+     * the cluster's gateway serving {@code model}; skipped where node or npm is missing.
+     */
+    static void runNodeSdkExamples(String model) throws Exception {
+        Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
+        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
+                List.of(NodeSdk.EXAMPLES), Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
+                        "MODEL", model, "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
+        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
     }
 
     /** The sum of worker {@code workerId}'s Prometheus samples named {@code name} (any labels); 0 when absent. */

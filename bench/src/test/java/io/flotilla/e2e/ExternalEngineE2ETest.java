@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletion;
 import io.flotilla.cluster.launcher.ExternalEngines;
-import io.flotilla.gateway.sdk.NodeSdk;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.PlannerOptions;
@@ -308,11 +307,7 @@ class ExternalEngineE2ETest {
     @Test
     @Order(5)
     void theOfficialNodeSdkExamplesRunToo() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
-        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
-                List.of(NodeSdk.EXAMPLES), java.util.Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
-                        "MODEL", MODEL, "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
-        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
+        ClusterUnderTest.runNodeSdkExamples(MODEL);
     }
 
     /** Every completions request the fake engines received, in arrival order per engine. */

@@ -8,7 +8,6 @@ import io.flotilla.cluster.launcher.ExternalEngines;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
-import io.flotilla.gateway.sdk.NodeSdk;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
@@ -127,11 +126,7 @@ class LocalClusterE2ETest {
     @Test
     @Order(3)
     void theOfficialNodeSdkExamplesRunToo() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
-        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
-                List.of(NodeSdk.EXAMPLES), java.util.Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
-                        "MODEL", "flotilla-sim", "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
-        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
+        ClusterUnderTest.runNodeSdkExamples("flotilla-sim");
     }
 
     @Test

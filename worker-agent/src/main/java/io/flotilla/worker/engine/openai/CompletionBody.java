@@ -124,28 +124,7 @@ final class CompletionBody {
     }
 
     private static void sampling(ObjectNode body, SamplingOptions o) {
-        if (o.topPActive()) {
-            body.put("top_p", o.topP());
-        }
-        if (o.topK() > 0) {
-            body.put("top_k", o.topK());
-        }
-        if (o.minP() > 0) {
-            body.put("min_p", o.minP());
-        }
-        if (o.presencePenalty() != 0) {
-            body.put("presence_penalty", o.presencePenalty());
-        }
-        if (o.frequencyPenalty() != 0) {
-            body.put("frequency_penalty", o.frequencyPenalty());
-        }
-        if (o.repetitionPenaltyActive()) {
-            body.put("repetition_penalty", o.repetitionPenalty());
-        }
-        if (!o.logitBias().isEmpty()) {
-            ObjectNode bias = body.putObject("logit_bias");
-            o.logitBias().forEach((id, v) -> bias.put(Integer.toUnsignedString(id), v.doubleValue()));
-        }
+        SamplingFields.put(body, o);
         if (!o.stopStrings().isEmpty()) {
             ArrayNode stop = body.putArray("stop");
             o.stopStrings().forEach(stop::add);

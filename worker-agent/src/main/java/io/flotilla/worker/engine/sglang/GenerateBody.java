@@ -4,6 +4,7 @@ import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.SamplingOptions;
+import io.flotilla.worker.engine.openai.SamplingFields;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -60,28 +61,7 @@ final class GenerateBody {
     }
 
     private static void options(ObjectNode sampling, SamplingOptions o) {
-        if (o.topPActive()) {
-            sampling.put("top_p", o.topP());
-        }
-        if (o.topK() > 0) {
-            sampling.put("top_k", o.topK());
-        }
-        if (o.minP() > 0) {
-            sampling.put("min_p", o.minP());
-        }
-        if (o.presencePenalty() != 0) {
-            sampling.put("presence_penalty", o.presencePenalty());
-        }
-        if (o.frequencyPenalty() != 0) {
-            sampling.put("frequency_penalty", o.frequencyPenalty());
-        }
-        if (o.repetitionPenaltyActive()) {
-            sampling.put("repetition_penalty", o.repetitionPenalty());
-        }
-        if (!o.logitBias().isEmpty()) {
-            ObjectNode bias = sampling.putObject("logit_bias");
-            o.logitBias().forEach((id, v) -> bias.put(Integer.toUnsignedString(id), v.doubleValue()));
-        }
+        SamplingFields.put(sampling, o);
         switch (o.format().kind()) {
             case JSON_OBJECT -> sampling.put("json_schema", "{\"type\": \"object\"}");
             case JSON_SCHEMA -> sampling.put("json_schema", o.format().schema());

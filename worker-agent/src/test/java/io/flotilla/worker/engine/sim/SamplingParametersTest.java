@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import static io.flotilla.worker.engine.sim.SimTesting.prompt;
-import static io.flotilla.worker.engine.sim.SimTesting.runUntilIdle;
+import static io.flotilla.worker.engine.sim.SimTesting.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -21,18 +21,6 @@ import static org.assertj.core.api.Assertions.within;
 class SamplingParametersTest {
 
     private static final int[] PROMPT = prompt(9, 3);
-
-    private static RecordingSink run(SimEngineConfig config, EngineRequest request) {
-        Scheduler s = new Scheduler(config, (p, e) -> { });
-        RecordingSink sink = new RecordingSink();
-        s.submit(request, sink);
-        runUntilIdle(s, 1000);
-        return sink;
-    }
-
-    private static RecordingSink run(EngineRequest request) {
-        return run(SimTesting.small().build(), request);
-    }
 
     private static EngineRequest sampled(long seed, SamplingOptions options) {
         return EngineRequest.of("r", PROMPT, 24).withSeed(seed).withTemperature(1.0).withOptions(options);

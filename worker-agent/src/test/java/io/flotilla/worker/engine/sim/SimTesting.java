@@ -32,6 +32,20 @@ final class SimTesting {
     }
 
     /** Steps until idle, advancing simulated time by each step; returns the reports. */
+    /** Runs {@code request} alone on a fresh scheduler of {@code config} until it is done. */
+    static RecordingSink run(SimEngineConfig config, EngineRequest request) {
+        Scheduler s = new Scheduler(config, (p, e) -> { });
+        RecordingSink sink = new RecordingSink();
+        s.submit(request, sink);
+        runUntilIdle(s, 1000);
+        return sink;
+    }
+
+    /** Runs {@code request} alone on a fresh scheduler of the {@link #small()} configuration. */
+    static RecordingSink run(EngineRequest request) {
+        return run(small().build(), request);
+    }
+
     static List<StepReport> runUntilIdle(Scheduler scheduler, int maxSteps) {
         List<StepReport> reports = new ArrayList<>();
         double now = 0;

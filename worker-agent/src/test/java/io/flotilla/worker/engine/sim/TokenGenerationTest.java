@@ -5,22 +5,10 @@ import io.flotilla.worker.engine.EngineRequest;
 import org.junit.jupiter.api.Test;
 
 import static io.flotilla.worker.engine.sim.SimTesting.prompt;
-import static io.flotilla.worker.engine.sim.SimTesting.runUntilIdle;
+import static io.flotilla.worker.engine.sim.SimTesting.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TokenGenerationTest {
-
-    private static RecordingSink run(SimEngineConfig config, EngineRequest request) {
-        Scheduler s = new Scheduler(config, (p, e) -> { });
-        RecordingSink sink = new RecordingSink();
-        s.submit(request, sink);
-        runUntilIdle(s, 1000);
-        return sink;
-    }
-
-    private static RecordingSink run(EngineRequest request) {
-        return run(SimTesting.small().build(), request);
-    }
 
     @Test
     void theSameSeedGivesTheSameTokensOnAnyEngineForAnyRequestId() {

@@ -99,6 +99,9 @@ public final class FlotillaCli {
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
+        @Option(names = "--no-cds",
+                description = "Neither build nor use the class-data-sharing archives (one per service jar, built at the first up after a build).")
+        boolean noCds;
 
         @Override
         public Integer call() throws InterruptedException {
@@ -133,7 +136,7 @@ public final class FlotillaCli {
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
             }
-            LocalCluster cluster = new LocalCluster(home(), System.out);
+            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());

@@ -26,6 +26,7 @@ public final class LocalCluster {
     private final Path stateDir;
     private final ProcessControl processes;
     private final PrintStream out;
+    private final boolean classDataSharing;
 
     public LocalCluster(Path root, PrintStream out) {
         this(root, root.resolve(".flotilla"), out);
@@ -36,10 +37,19 @@ public final class LocalCluster {
      * @param stateDir where state, logs and Kafka data go (tests use their own)
      */
     public LocalCluster(Path root, Path stateDir, PrintStream out) {
+        this(root, stateDir, out, true);
+    }
+
+    /**
+     * @param classDataSharing {@code up} builds a missing class-data archive per service jar and starts the services
+     *                         from theirs ({@link ClassDataArchives}); false ({@code --no-cds}) neither builds nor uses one
+     */
+    public LocalCluster(Path root, Path stateDir, PrintStream out, boolean classDataSharing) {
         this.root = root.toAbsolutePath().normalize();
         this.stateDir = stateDir.toAbsolutePath().normalize();
         this.processes = new ProcessControl(this.root, this.stateDir.resolve("logs"));
         this.out = out;
+        this.classDataSharing = classDataSharing;
     }
 
     public Path stateDir() {
@@ -131,7 +141,9 @@ public final class LocalCluster {
                 throw new LauncherException(e.getMessage());
             }
             checkPortsFree(layout, externalKafka == null);
+            List<ServiceSpec> specs = layout.services(planner, engines);
             record(state, layout, planner, engines);
+            state.setLayout("cds", Boolean.toString(classDataSharing));
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -140,15 +152,19 @@ public final class LocalCluster {
                     state.put(started.get(0));
                     state.save();
                 }
-                List<ServiceSpec> specs = layout.services(planner, engines);
+                // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
+                // and the free ports; the time they take once per jar is reported apart from the start's.
+                Duration training = classDataSharing ? processes.prepareArchives(specs, out) : Duration.ZERO;
                 for (ServiceSpec spec : specs) {
-                    RunningService s = processes.launch(spec);
+                    RunningService s = processes.launch(spec, classDataSharing);
                     started.add(s);
                     state.put(s);
                     state.save();
                 }
                 awaitHealthy(started, begin.plus(timeout));
-                out.printf("Flotilla is up in %.1f s%n", Duration.between(begin, Instant.now()).toMillis() / 1000.0);
+                Duration took = Duration.between(begin, Instant.now()).minus(training);
+                out.printf("Flotilla is up in %.1f s%s%n", took.toMillis() / 1000.0, training.isZero() ? ""
+                        : String.format(" (after %.1f s building class-data archives)", training.toMillis() / 1000.0));
                 return started;
             } catch (RuntimeException | IOException e) {
                 out.println("stopping what was started ...");
@@ -286,7 +302,7 @@ public final class LocalCluster {
                 }
             }
             try {
-                s = processes.launch(spec);
+                s = processes.launch(spec, Boolean.parseBoolean(state.layout("cds", "true")));
             } catch (IOException e) {
                 throw new LauncherException("cannot start " + spec.name() + ": " + e.getMessage());
             }

@@ -9,7 +9,10 @@ trim_blocks, lstrip_blocks and loopcontrols; tojson = json.dumps(ensure_ascii=Fa
 raise_exception and strftime_now; special tokens from tokenizer_config.json as variables;
 add_generation_prompt=True. Used to produce the expected prompts in JinjaChatTemplateTest.
 
-    python3 render_reference.py <model-dir> '<messages as JSON>' [YYYY-MM-DD]
+    python3 render_reference.py <model-dir> '<messages as JSON>' [YYYY-MM-DD ['<tools as JSON>']]
+
+Tools are passed as transformers passes them (tools=None without); tool calls in the messages carry their
+arguments as objects, as vLLM passes them to templates.
 
 Prints the prompt as a JSON string (needs only the jinja2 package, 3.1 or later).
 """
@@ -24,7 +27,7 @@ from jinja2.exceptions import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
-def render(model_dir, messages, now):
+def render(model_dir, messages, now, tools=None):
     with open(os.path.join(model_dir, "tokenizer_config.json"), encoding="utf-8") as f:
         config = json.load(f)
     jinja_file = os.path.join(model_dir, "chat_template.jinja")
@@ -53,10 +56,11 @@ def render(model_dir, messages, now):
             value = value.get("content")
         if value is not None:
             tokens[key] = value
-    return env.from_string(template).render(messages=messages, tools=None, documents=None,
+    return env.from_string(template).render(messages=messages, tools=tools, documents=None,
                                             add_generation_prompt=True, **tokens)
 
 
 if __name__ == "__main__":
     when = datetime.fromisoformat(sys.argv[3]) if len(sys.argv) > 3 else datetime.now()
-    print(json.dumps(render(sys.argv[1], json.loads(sys.argv[2]), when), ensure_ascii=False))
+    tools = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
+    print(json.dumps(render(sys.argv[1], json.loads(sys.argv[2]), when, tools), ensure_ascii=False))

@@ -35,6 +35,7 @@ final class BenchSession {
     private final PrintStream out;
     private final PrintStream err;
     private String model;
+    private Boolean returnTokenIds;
     /** Set by Ctrl-C: the current run stops and writes its reports; no further run starts. */
     private volatile boolean stopped;
 
@@ -92,13 +93,15 @@ final class BenchSession {
             throw new IllegalStateException("stopped before run '" + label + "'");
         }
         String m = model();
-        RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed, options.config(),
-                options.queueTimeout, options.tenants, options.priority);
+        TierStatsProbe tiers = TierStatsProbe.read(options.routerUrl, options.routerGrpc, err);
+        long lruBlocks = options.lruBlocks > 0 ? options.lruBlocks : tiers.capacityBlocks();
+        RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed,
+                options.config().withLruBlocks(lruBlocks), options.queueTimeout, options.tenants, options.priority);
         RunResult result;
         try (Workload w = workload.build(options.seed);
              CompletionClient client = new CompletionClient(options.url, m, options.apiKey, disaggHint,
-                     w.wantsOutputTokenIds(), options.requestTimeout, options.queueTimeout)) {
-            LoadGenerator generator = new LoadGenerator(options.config(), w, client, options.labeler());
+                     outputTokenIds(w, m), options.requestTimeout, options.queueTimeout)) {
+            LoadGenerator generator = new LoadGenerator(context.config(), w, client, options.labeler());
             err.println("bench " + label + ": " + w.describe() + " → " + options.url + " (model " + m + ", router mode "
                     + routerMode + ")");
             CountDownLatch written = new CountDownLatch(1);
@@ -117,6 +120,7 @@ final class BenchSession {
                         progress.close();
                     }
                 }
+                result = result.withTierHits(tiers.hitsSince(options.routerUrl, options.routerGrpc, err));
                 RunSummary summary = RunSummary.of(context, result, options.slo());
                 ReportWriter.write(dir, summary);
                 out.println("bench " + label + ": " + oneLine(summary) + " → " + dir.toAbsolutePath().normalize());
@@ -132,13 +136,35 @@ final class BenchSession {
         }
     }
 
+    /**
+     * Whether to ask for the generated token ids: only when the workload uses them and the server takes
+     * {@code return_token_ids}; otherwise follow-up turns reuse the previous prompt with substitute ids
+     * for its output ({@link io.flotilla.bench.workload.SessionWorkload}).
+     */
+    private boolean outputTokenIds(Workload w, String model) {
+        if (!w.wantsOutputTokenIds()) {
+            return false;
+        }
+        if (returnTokenIds == null) {
+            returnTokenIds = CompletionClient.acceptsReturnTokenIds(options.url, model, options.apiKey);
+            if (!returnTokenIds) {
+                err.println("bench: the server refuses return_token_ids; follow-up turns carry the previous prompt and "
+                        + "substitute ids for its output (the previous output is not reused as a prefix)");
+            }
+        }
+        return returnTokenIds;
+    }
+
     static String oneLine(RunSummary s) {
         return String.format(java.util.Locale.ROOT,
-                "%d requests, %d ok, %d failed%s; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s)",
+                "%d requests, %d ok, %d failed%s; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s, "
+                        + "same-capacity LRU %s; device %s host %s disk %s)",
                 s.requests(), s.completed(), s.failed(), s.errorCodes().isEmpty() ? "" : " " + s.errorCodes(),
                 ReportWriter.fmt(s.ttft().percentile(50)),
                 ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itl().percentile(50)),
-                ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()));
+                ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()),
+                ReportWriter.pct(s.lruHitRate()), ReportWriter.pct(s.tierHitRate("device")),
+                ReportWriter.pct(s.tierHitRate("host")), ReportWriter.pct(s.tierHitRate("disk")));
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -25,10 +25,6 @@ final class CompareCommand implements Callable<Integer> {
             description = "Router modes to compare, in order (default: ${DEFAULT-VALUE}).")
     List<String> modes;
 
-    @Option(names = "--router-grpc", defaultValue = "localhost:7001",
-            description = "Router gRPC address for ListWorkers (default: ${DEFAULT-VALUE}).")
-    String routerGrpc;
-
     @Option(names = "--settle-ms", defaultValue = "2000",
             description = "Wait after clearing caches so the indexer applies the events (default: ${DEFAULT-VALUE}).")
     long settleMs;
@@ -54,7 +50,7 @@ final class CompareCommand implements Callable<Integer> {
         workload.build(options.seed).close();
         BenchSession session = new BenchSession(workload, options, System.out, System.err);
         session.warmup();
-        try (RouterAdmin admin = new RouterAdmin(options.routerUrl, routerGrpc)) {
+        try (RouterAdmin admin = new RouterAdmin(options.routerUrl, options.routerGrpc)) {
             CompareRun compare = new CompareRun(admin, session::run, CompareCommand::sleep, !skipClear, settleMs, System.err);
             List<RunSummary> runs = compare.run(variants, out);
             String note = disagg ? "x-flotilla-disagg: off (aggregated on the decode pool) vs auto (the router may disaggregate)." : "";

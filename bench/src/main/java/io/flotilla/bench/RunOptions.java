@@ -57,6 +57,16 @@ public final class RunOptions {
             description = "Router management URL; the mode is read from /actuator/router (default: ${DEFAULT-VALUE}).")
     String routerUrl;
 
+    @Option(names = "--router-grpc", defaultValue = "localhost:7001",
+            description = "Router gRPC address: workers are listed there (compare clears their caches; every run reads their "
+                    + "per-tier KV hits; default: ${DEFAULT-VALUE}).")
+    String routerGrpc;
+
+    @Option(names = "--oracle-lru-blocks", defaultValue = "0",
+            description = "Capacity of the same-capacity LRU reference in blocks; 0 = every worker's device, host and disk "
+                    + "tiers together, as the workers report them (default: ${DEFAULT-VALUE}).")
+    long lruBlocks;
+
     @Option(names = "--request-timeout", defaultValue = "600s", converter = DurationConverter.class,
             description = "Give up on one request after this long (default: ${DEFAULT-VALUE}).")
     Duration requestTimeout;

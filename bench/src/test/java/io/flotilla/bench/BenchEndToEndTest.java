@@ -144,11 +144,15 @@ class BenchEndToEndTest {
             run("--sessions", "3", "--turns", "3", "--prefix-len", "40", "--suffix-len", "8", "--output-len", "4",
                     "--think-time-ms", "1", "--rate", "1000", "--url", gw.url(), "--router-url", gw.url(),
                     "--out", out.toString(), "--quiet");
-            assertThat(gw.bodies).hasSize(9);
-            assertThat(gw.bodies).allSatisfy(b -> assertThat(b.get("return_token_ids").asBoolean()).isTrue());
-            assertThat(gw.bodies.stream().map(b -> b.get("prompt").size()).sorted().toList())
+            // First a one-token probe whether the server takes return_token_ids (this one does), then the turns.
+            assertThat(gw.bodies).hasSize(10);
+            assertThat(gw.bodies.get(0).get("max_tokens").asInt()).isEqualTo(1);
+            assertThat(gw.bodies.get(0).has("stream")).isFalse();
+            List<JsonNode> turns = gw.bodies.subList(1, gw.bodies.size());
+            assertThat(turns).allSatisfy(b -> assertThat(b.get("return_token_ids").asBoolean()).isTrue());
+            assertThat(turns.stream().map(b -> b.get("prompt").size()).sorted().toList())
                     .containsExactly(48, 48, 48, 60, 60, 60, 72, 72, 72);
-            JsonNode second = gw.bodies.stream().filter(b -> b.get("prompt").size() == 60).findFirst().orElseThrow();
+            JsonNode second = turns.stream().filter(b -> b.get("prompt").size() == 60).findFirst().orElseThrow();
             assertThat(second.get("prompt").get(48).asInt()).as("previous output ids follow the previous prompt").isEqualTo(1000);
             assertThat(second.get("prompt").get(51).asInt()).isEqualTo(1003);
         }

@@ -1,5 +1,7 @@
 package io.flotilla.e2e;
 
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
@@ -73,6 +75,12 @@ final class ClusterUnderTest implements AutoCloseable {
     List<WorkerInfo> routable() {
         return RouterServiceGrpc.newBlockingStub(router).listWorkers(ListWorkersRequest.getDefaultInstance())
                 .getWorkersList().stream().filter(WorkerInfo::getRoutable).toList();
+    }
+
+    /** The official Java SDK on the cluster's gateway, validating every response strictly. */
+    static OpenAIClient sdkClient() {
+        return OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1")
+                .apiKey("unused").maxRetries(0).responseValidation(true).build();
     }
 
     /** The sum of worker {@code workerId}'s Prometheus samples named {@code name} (any labels); 0 when absent. */

@@ -3,7 +3,11 @@ package io.flotilla.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.openai.client.OpenAIClient;
+import com.openai.models.chat.completions.ChatCompletion;
 import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.gateway.sdk.NodeSdk;
+import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
@@ -89,7 +93,11 @@ class ExternalEngineE2ETest {
                 engines[0].kvEventsReplay() + "," + engines[1].kvEventsReplay(),
                 SERVED_MODEL, 2);
         Path state = Files.createTempDirectory("flotilla-e2e-engines-");
-        ServedModel model = ServedModel.parse(MODEL, writeModelDir(state.resolve("byte-llama")).toString(), 16, false, state);
+        ServedModel model = ServedModel.parse(MODEL, writeModelDir(state.resolve("byte-llama")).toString(), 16, false, state)
+                .withBehaviour("llama3-json", null, null, state);
+        for (FakeVllmEngine e : engines) {
+            e.server().setReplies(ExternalEngineE2ETest::modelAnswer);
+        }
         assertThat(model.tokenizerId()).isEqualTo(TOKENIZER_ID);
         Path root = Path.of("").toAbsolutePath().getParent();
         cluster = new LocalCluster(root, state, System.out);
@@ -244,6 +252,109 @@ class ExternalEngineE2ETest {
      * then opens for two seconds and the router prices without the indexer (correctly, but these
      * tests are about what happens with its answer).
      */
+    @Test
+    @Order(5)
+    void theOfficialSdkExamplesRunAgainstFakeVllmEnginesThatReceiveEverySamplingParameter() throws Exception {
+        OpenAIClient client = ClusterUnderTest.sdkClient();
+        try {
+            SdkExamples.FunctionCalling run = SdkExamples.functionCalling(client, MODEL);
+            assertThat(run.calls()).as("Llama 3 JSON calls, parsed by llama3-json")
+                    .extracting(c -> c.function().arguments(SdkExamples.GetSdkQuality.class).name)
+                    .containsExactly("OpenAI Java SDK", "Unknown Company SDK");
+            assertThat(run.finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.TOOL_CALLS);
+            assertThat(run.answer()).isEqualTo(SdkExamples.FINAL_ANSWER);
+
+            ChatCompletion streamed = SdkExamples.streamingFunctionCalling(client, MODEL);
+            assertThat(streamed.choices().get(0).message().toolCalls().orElseThrow()).hasSize(2);
+            assertThat(streamed.choices().get(0).finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.TOOL_CALLS);
+
+            assertThat(SdkExamples.structuredOutputs(client, MODEL)).extracting(b -> b.title).containsExactly("Beloved");
+            tools.jackson.databind.JsonNode guided = requestsTo().stream().filter(r -> r.has("response_format"))
+                    .reduce((a, b) -> b).orElseThrow();
+            assertThat(guided.at("/response_format/type").asString()).isEqualTo("json_schema");
+            assertThat(guided.at("/response_format/json_schema/schema/properties/books/type").asString()).isEqualTo("array");
+
+            assertThat(SdkExamples.logprobs(client, MODEL)).as("the fake's three tokens, as vLLM reports them")
+                    .hasSize(3).allSatisfy(t -> {
+                        assertThat(t.logprob()).isEqualTo(-0.5);
+                        assertThat(t.topLogprobs()).hasSize(2);
+                    });
+        } finally {
+            client.close();
+        }
+
+        HttpResponse<String> sampled = post("/v1/chat/completions", JSON.readTree("""
+                {"model": "%s", "max_tokens": 4, "messages": [{"role": "user", "content": "Every parameter, please"}],
+                 "temperature": 0.4, "top_p": 0.5, "top_k": 20, "min_p": 0.1, "seed": 3, "presence_penalty": 0.3,
+                 "frequency_penalty": 0.2, "repetition_penalty": 1.1, "logit_bias": {"65": 5}, "stop": ["zz"],
+                 "stop_token_ids": [259], "logprobs": true, "top_logprobs": 2}""".formatted(MODEL)));
+        assertThat(sampled.statusCode()).as(sampled.body()).isEqualTo(200);
+        tools.jackson.databind.JsonNode body = engineOf(sampled).server().lastRequest();
+        assertThat(body.path("temperature").asDouble()).isCloseTo(0.4, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(body.path("top_p").asDouble()).isEqualTo(0.5);
+        assertThat(body.path("top_k").asInt()).isEqualTo(20);
+        assertThat(body.path("min_p").asDouble()).isCloseTo(0.1, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(body.path("seed").asLong()).isEqualTo(3);
+        assertThat(body.path("presence_penalty").asDouble()).isCloseTo(0.3, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(body.path("frequency_penalty").asDouble()).isCloseTo(0.2, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(body.path("repetition_penalty").asDouble()).isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(body.path("logit_bias").path("65").asDouble()).isEqualTo(5.0);
+        assertThat(body.path("stop").toString()).isEqualTo("[\"zz\"]");
+        assertThat(body.path("stop_token_ids").toString()).contains("259");
+        assertThat(body.path("logprobs").asInt()).isEqualTo(2);
+        assertThat(body.path("return_tokens_as_token_ids").asBoolean()).isTrue();
+    }
+
+    @Test
+    @Order(5)
+    void theOfficialNodeSdkExamplesRunToo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
+        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
+                List.of(NodeSdk.EXAMPLES), java.util.Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
+                        "MODEL", MODEL, "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
+        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
+    }
+
+    /** Every completions request the fake engines received, in arrival order per engine. */
+    private static List<tools.jackson.databind.JsonNode> requestsTo() {
+        List<tools.jackson.databind.JsonNode> out = new ArrayList<>();
+        for (FakeVllmEngine e : engines) {
+            out.addAll(e.server().requests());
+        }
+        return out;
+    }
+
+    /**
+     * The fake engines play a Llama-3-style model for the SDK examples: JSON for a structured-output request,
+     * the final answer once the tool results are in the prompt, two calls for the example's question; else their
+     * fixed tokens. Token ids are bytes in this model's tokenizer.
+     */
+    static int[] modelAnswer(tools.jackson.databind.JsonNode request) {
+        if (request.has("response_format")) {
+            return byteIds(SdkExamples.BOOKS_JSON);
+        }
+        StringBuilder prompt = new StringBuilder();
+        for (tools.jackson.databind.JsonNode id : request.path("prompt")) {
+            if (id.asInt() < 256) {
+                prompt.append((char) id.asInt());
+            }
+        }
+        String text = new String(prompt.toString().getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
+        if (text.contains(SdkExamples.TOOL_RESULT_MARK)) {
+            return byteIds(SdkExamples.FINAL_ANSWER);
+        }
+        return text.contains(SdkExamples.QUESTION) ? byteIds(SdkExamples.CALLS_LLAMA3) : null;
+    }
+
+    private static int[] byteIds(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        int[] ids = new int[bytes.length];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = bytes[i] & 0xff;
+        }
+        return ids;
+    }
+
     private static void awaitIndexerInUse() {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() ->
                 JSON.readTree(get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"))
@@ -392,8 +503,17 @@ class ExternalEngineE2ETest {
         config.put("name_or_path", TOKENIZER_ID);
         config.put("bos_token", "<|begin_of_text|>");
         config.put("eos_token", "<|eot_id|>");
-        config.put("chat_template", "{{ bos_token }}{% for m in messages %}{{ '<|start_header_id|>' + m['role']"
-                + " + '<|end_header_id|>\\n\\n' + m['content'] + '<|eot_id|>' }}{% endfor %}"
+        // Llama 3.1's shape, tools included: the tools in a system turn, calls as {"name", "parameters"}, results as ipython.
+        config.put("chat_template", "{{ bos_token }}{% if tools %}{{ '<|start_header_id|>system<|end_header_id|>\\n\\n"
+                + "Answer with a JSON function call naming one of these functions:\\n' }}"
+                + "{% for t in tools %}{{ t | tojson }}{{ '\\n' }}{% endfor %}{{ '<|eot_id|>' }}{% endif %}"
+                + "{% for m in messages %}{% if m['role'] == 'tool' %}"
+                + "{{ '<|start_header_id|>ipython<|end_header_id|>\\n\\n' + m['content'] + '<|eot_id|>' }}"
+                + "{% elif m['tool_calls'] is defined %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}"
+                + "{% for c in m['tool_calls'] %}{{ '{\"name\": \"' + c['function']['name'] + '\", \"parameters\": ' }}"
+                + "{{ c['function']['arguments'] | tojson }}{{ '}' }}{% endfor %}{{ '<|eot_id|>' }}"
+                + "{% else %}{{ '<|start_header_id|>' + m['role']"
+                + " + '<|end_header_id|>\\n\\n' + m['content'] + '<|eot_id|>' }}{% endif %}{% endfor %}"
                 + "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}");
         Files.writeString(dir.resolve("tokenizer_config.json"), JSON.writeValueAsString(config));
         assertThat(vocab.size() + SPECIAL.size()).isEqualTo(VOCAB);

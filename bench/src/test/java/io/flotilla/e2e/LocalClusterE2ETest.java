@@ -2,7 +2,14 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.openai.client.OpenAIClient;
+import com.openai.models.chat.completions.ChatCompletion;
+import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
+import io.flotilla.cluster.launcher.ServedModel;
+import io.flotilla.gateway.sdk.NodeSdk;
+import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
 import org.junit.jupiter.api.MethodOrderer;
@@ -33,9 +40,25 @@ class LocalClusterE2ETest {
 
     private static final HttpClient HTTP = ClusterUnderTest.HTTP;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** A prompt the simulated engines' script answers with a think block. */
+    private static final String THINK = "Think it through: why is the sky blue?";
+
     @RegisterExtension
-    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-",
-            c -> c.up(2, 0, 0, "kv", null, Duration.ofSeconds(240)));
+    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-", c -> {
+        ServedModel model = ServedModel.DEFAULT.withBehaviour(null, "qwen3", script(c.stateDir()).toString(), c.stateDir());
+        return c.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, ExternalEngines.NONE, model, Duration.ofSeconds(240));
+    });
+
+    /** Scripted mode (bin/flotilla up --sim-script): the SDK examples' model, and one that thinks aloud. */
+    private static Path script(Path dir) throws Exception {
+        var rules = JSON.createArrayNode();
+        rules.addObject().put("contains", SdkExamples.TOOL_RESULT_MARK).put("reply", SdkExamples.FINAL_ANSWER);
+        rules.addObject().put("contains", SdkExamples.QUESTION).put("reply", SdkExamples.CALLS_HERMES);
+        rules.addObject().put("contains", THINK).put("reply", "<think>\nFirst, the sky.\n</think>\n\nIt is blue.");
+        Path file = dir.resolve("sim-script.json");
+        Files.writeString(file, JSON.writeValueAsString(JSON.createObjectNode().set("rules", rules)));
+        return file;
+    }
 
     @Test
     @Order(1)
@@ -80,6 +103,53 @@ class LocalClusterE2ETest {
 
     @Test
     @Order(3)
+    void theOfficialSdkExamplesRunAgainstScriptedSimulatedEngines() throws Exception {
+        OpenAIClient client = ClusterUnderTest.sdkClient();
+        try {
+            SdkExamples.FunctionCalling run = SdkExamples.functionCalling(client, "flotilla-sim");
+            assertThat(run.calls()).as("the script's Hermes calls, parsed by the gateway")
+                    .extracting(c -> c.function().arguments(SdkExamples.GetSdkQuality.class).name)
+                    .containsExactly("OpenAI Java SDK", "Unknown Company SDK");
+            assertThat(run.finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.TOOL_CALLS);
+            assertThat(run.answer()).isEqualTo(SdkExamples.FINAL_ANSWER);
+
+            ChatCompletion streamed = SdkExamples.streamingFunctionCalling(client, "flotilla-sim");
+            assertThat(streamed.choices().get(0).message().toolCalls().orElseThrow()).hasSize(2);
+
+            List<SdkExamples.Book> books = SdkExamples.structuredOutputs(client, "flotilla-sim");
+            assertThat(books).as("the simulated engine writes JSON valid for the class's schema").isNotEmpty()
+                    .allSatisfy(b -> {
+                        assertThat(b.title).isNotBlank();
+                        assertThat(b.author.name).isNotBlank();
+                    });
+
+            assertThat(SdkExamples.logprobs(client, "flotilla-sim")).as("the simulated engine's own distribution")
+                    .isNotEmpty().allSatisfy(t -> {
+                        assertThat(t.logprob()).isNegative();
+                        assertThat(t.topLogprobs()).hasSize(2);
+                        assertThat(t.topLogprobs().get(0).logprob()).isGreaterThanOrEqualTo(t.topLogprobs().get(1).logprob());
+                    });
+        } finally {
+            client.close();
+        }
+        JsonNode thought = JSON.readTree(chat(THINK, 64).body());
+        assertThat(thought.at("/choices/0/message/reasoning_content").asText()).isEqualTo("\nFirst, the sky.\n");
+        assertThat(thought.at("/choices/0/message/content").asText()).isEqualTo("It is blue.");
+        assertThat(thought.at("/usage/completion_tokens_details/reasoning_tokens").asInt()).isPositive();
+    }
+
+    @Test
+    @Order(3)
+    void theOfficialNodeSdkExamplesRunToo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NodeSdk.available(), "node or npm is not on PATH");
+        NodeSdk.Result run = NodeSdk.run(Path.of("../gateway-service/src/test/node"), Path.of("target/node-client"),
+                List.of(NodeSdk.EXAMPLES), java.util.Map.of("GATEWAY_BASE_URL", "http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1",
+                        "MODEL", "flotilla-sim", "SDK_EXAMPLES", SdkExamples.nodeEnvironment()));
+        assertThat(run.passed()).as("node --test %s failed:%n%s", NodeSdk.EXAMPLES, run.output()).isTrue();
+    }
+
+    @Test
+    @Order(4)
     void theBenchToolRunsAgainstTheCluster() throws Exception {
         Path out = Files.createTempDirectory("flotilla-e2e-bench-");
         int rc = new picocli.CommandLine(new io.flotilla.bench.BenchCli()).execute("--url", "http://127.0.0.1:" + Ports.GATEWAY_HTTP,
@@ -97,7 +167,7 @@ class LocalClusterE2ETest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aWorkerKilledMidStreamLeavesOneCompleteStreamAndLeavesMembershipWithinItsLease() throws Exception {
         String body = JSON.writeValueAsString(JSON.createObjectNode()
                 .put("model", "flotilla-sim").put("max_tokens", 400).put("ignore_eos", true).put("stream", true)
@@ -156,8 +226,12 @@ class LocalClusterE2ETest {
     }
 
     private static HttpResponse<String> chat(String content) throws Exception {
+        return chat(content, 8);
+    }
+
+    private static HttpResponse<String> chat(String content, int maxTokens) throws Exception {
         String body = JSON.writeValueAsString(JSON.createObjectNode()
-                .put("model", "flotilla-sim").put("max_tokens", 8)
+                .put("model", "flotilla-sim").put("max_tokens", maxTokens)
                 .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", content))));
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/chat/completions"))
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))

@@ -33,6 +33,8 @@ import java.time.Duration;
         "flotilla.gateway.models.tight-model.max-in-flight=1",
         "flotilla.gateway.models.tight-model.max-queued=1",
         "flotilla.gateway.models.tight-model.queue-timeout=1ms",
+        "flotilla.gateway.models.plain-model.tool-parser=none",
+        "flotilla.gateway.models.flotilla-sim.reasoning-parser=qwen3",
 })
 @AutoConfigureWebTestClient(timeout = "60s")
 public abstract class GatewayTestBase {

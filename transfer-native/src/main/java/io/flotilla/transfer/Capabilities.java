@@ -15,7 +15,7 @@ import java.util.Set;
 public record Capabilities(boolean nativeLoaded, Optional<String> nativeLoadError, Set<Backend> nativeBackends,
         Set<Backend> javaBackends, String ucx) {
 
-    /** The backends an {@link Engine#AUTO} agent gets. */
+    /** The backends an {@link Implementation#AUTO} agent gets. */
     public Set<Backend> backends() {
         return nativeLoaded ? nativeBackends : javaBackends;
     }

@@ -83,8 +83,8 @@ final class JavaAgent implements TransferAgent, JavaServer.Target {
     }
 
     @Override
-    public Engine engine() {
-        return Engine.JAVA;
+    public Implementation implementation() {
+        return Implementation.JAVA;
     }
 
     @Override

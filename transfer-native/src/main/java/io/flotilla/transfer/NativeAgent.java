@@ -44,8 +44,8 @@ final class NativeAgent implements TransferAgent {
     }
 
     @Override
-    public Engine engine() {
-        return Engine.NATIVE;
+    public Implementation implementation() {
+        return Implementation.NATIVE;
     }
 
     @Override

@@ -27,18 +27,18 @@ public interface TransferAgent extends AutoCloseable {
 
     /** Creates an agent; names identify agents to their peers and must be unique among them. */
     static TransferAgent create(String name, TransferConfig config) {
-        Engine engine = config.engine();
-        if (engine == Engine.AUTO) {
-            engine = NativeLibrary.loaded() ? Engine.NATIVE : Engine.JAVA;
+        Implementation impl = config.implementation();
+        if (impl == Implementation.AUTO) {
+            impl = NativeLibrary.loaded() ? Implementation.NATIVE : Implementation.JAVA;
         }
-        if (engine == Engine.NATIVE) {
+        if (impl == Implementation.NATIVE) {
             NativeLibrary.require();
             return NativeAgent.create(name, config);
         }
         return JavaAgent.create(name, config);
     }
 
-    /** The backends an {@link Engine#AUTO} agent can use in this process. */
+    /** The backends an {@link Implementation#AUTO} agent can use in this process. */
     static Set<Backend> backends() {
         return capabilities().backends();
     }
@@ -54,7 +54,7 @@ public interface TransferAgent extends AutoCloseable {
 
     String name();
 
-    Engine engine();
+    Implementation implementation();
 
     /** Backends this agent enabled (a subset of its configuration). */
     Set<Backend> enabledBackends();

@@ -8,20 +8,20 @@ import java.util.Set;
 /**
  * How to create an agent.
  *
- * @param engine        native, Java, or native-if-loaded
- * @param backends      backends to enable; empty = the engine's default: tcp + shm for the native engine
+ * @param implementation native, Java, or native-if-loaded
+ * @param backends      backends to enable; empty = the implementation's default: tcp + shm for the native implementation
  *                      (ucx only when listed: it pays off with RDMA NICs; without them its tcp
- *                      transport is slower than the tcp backend), tcp for the Java engine
+ *                      transport is slower than the tcp backend), tcp for the Java implementation
  * @param listenHost    address the agent's listener binds and advertises in its metadata
  * @param listenPort    0 = ephemeral
  * @param workerThreads threads executing requests (requests beyond that many wait in order)
  * @param ioTimeout     send/receive timeout on connections (connecting included)
  */
-public record TransferConfig(Engine engine, Set<Backend> backends, String listenHost, int listenPort, int workerThreads,
+public record TransferConfig(Implementation implementation, Set<Backend> backends, String listenHost, int listenPort, int workerThreads,
         Duration ioTimeout) {
 
     public TransferConfig {
-        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(implementation, "implementation");
         Objects.requireNonNull(listenHost, "listenHost");
         Objects.requireNonNull(ioTimeout, "ioTimeout");
         backends = backends.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(backends));
@@ -36,28 +36,28 @@ public record TransferConfig(Engine engine, Set<Backend> backends, String listen
         }
     }
 
-    /** AUTO engine, default backends, listener on 127.0.0.1 (ephemeral port), 2 workers, 30 s I/O timeout. */
+    /** AUTO implementation, default backends, listener on 127.0.0.1 (ephemeral port), 2 workers, 30 s I/O timeout. */
     public static TransferConfig defaults() {
-        return new TransferConfig(Engine.AUTO, Set.of(), "127.0.0.1", 0, 2, Duration.ofSeconds(30));
+        return new TransferConfig(Implementation.AUTO, Set.of(), "127.0.0.1", 0, 2, Duration.ofSeconds(30));
     }
 
-    public TransferConfig withEngine(Engine e) {
+    public TransferConfig withImplementation(Implementation e) {
         return new TransferConfig(e, backends, listenHost, listenPort, workerThreads, ioTimeout);
     }
 
     public TransferConfig withBackends(Backend first, Backend... rest) {
-        return new TransferConfig(engine, EnumSet.of(first, rest), listenHost, listenPort, workerThreads, ioTimeout);
+        return new TransferConfig(implementation, EnumSet.of(first, rest), listenHost, listenPort, workerThreads, ioTimeout);
     }
 
     public TransferConfig withListen(String host, int port) {
-        return new TransferConfig(engine, backends, host, port, workerThreads, ioTimeout);
+        return new TransferConfig(implementation, backends, host, port, workerThreads, ioTimeout);
     }
 
     public TransferConfig withWorkerThreads(int n) {
-        return new TransferConfig(engine, backends, listenHost, listenPort, n, ioTimeout);
+        return new TransferConfig(implementation, backends, listenHost, listenPort, n, ioTimeout);
     }
 
     public TransferConfig withIoTimeout(Duration t) {
-        return new TransferConfig(engine, backends, listenHost, listenPort, workerThreads, t);
+        return new TransferConfig(implementation, backends, listenHost, listenPort, workerThreads, t);
     }
 }

@@ -79,7 +79,7 @@ class CrossProcessTest {
     @Test
     void nativeShmToAChildProcess() throws Exception {
         assumeTrue(nativePeer != null, "native library not loaded");
-        try (TransferAgent agent = TransferAgent.create("parent-shm", TransferConfig.defaults().withEngine(Engine.NATIVE).withBackends(Backend.SHM))) {
+        try (TransferAgent agent = TransferAgent.create("parent-shm", TransferConfig.defaults().withImplementation(Implementation.NATIVE).withBackends(Backend.SHM))) {
             roundTrip(nativePeer, agent, "peer-native", Backend.SHM, 100);
         }
     }
@@ -87,7 +87,7 @@ class CrossProcessTest {
     @Test
     void nativeTcpToAChildProcess() throws Exception {
         assumeTrue(nativePeer != null, "native library not loaded");
-        try (TransferAgent agent = TransferAgent.create("parent-tcp", TransferConfig.defaults().withEngine(Engine.NATIVE).withBackends(Backend.TCP))) {
+        try (TransferAgent agent = TransferAgent.create("parent-tcp", TransferConfig.defaults().withImplementation(Implementation.NATIVE).withBackends(Backend.TCP))) {
             roundTrip(nativePeer, agent, "peer-native", Backend.TCP, 200);
         }
     }
@@ -95,21 +95,21 @@ class CrossProcessTest {
     @Test
     void javaEngineToANativeChildProcess() throws Exception {
         assumeTrue(nativePeer != null, "native library not loaded");
-        try (TransferAgent agent = TransferAgent.create("parent-java", TransferConfig.defaults().withEngine(Engine.JAVA))) {
+        try (TransferAgent agent = TransferAgent.create("parent-java", TransferConfig.defaults().withImplementation(Implementation.JAVA))) {
             roundTrip(nativePeer, agent, "peer-native", Backend.TCP, 300);
         }
     }
 
     @Test
     void childWithoutTheNativeLibraryFallsBackToTheJavaEngineAndServesBothEngines() throws Exception {
-        assertThat(javaPeer.engine).isEqualTo(Engine.JAVA);
+        assertThat(javaPeer.engine).isEqualTo(Implementation.JAVA);
         if (nativePeer != null) {
-            assertThat(nativePeer.engine).isEqualTo(Engine.NATIVE);
+            assertThat(nativePeer.engine).isEqualTo(Implementation.NATIVE);
         }
         try (TransferAgent agent = TransferAgent.create("parent-auto", TransferConfig.defaults())) {
             roundTrip(javaPeer, agent, "peer-java", Backend.TCP, 400);
         }
-        try (TransferAgent agent = TransferAgent.create("parent-java2", TransferConfig.defaults().withEngine(Engine.JAVA))) {
+        try (TransferAgent agent = TransferAgent.create("parent-java2", TransferConfig.defaults().withImplementation(Implementation.JAVA))) {
             roundTrip(javaPeer, agent, "peer-java", Backend.TCP, 500);
         }
     }

@@ -29,7 +29,7 @@ class MetadataAndCapabilitiesTest {
         assertThat(caps.ucx()).isNotBlank();
         assertThat(caps.nativeBackends().contains(Backend.UCX)).as(caps.ucx()).isEqualTo(caps.ucx().startsWith("built and loaded"));
         try (TransferAgent auto = TransferAgent.create("auto", TransferConfig.defaults())) {
-            assertThat(auto.engine()).isEqualTo(Engine.NATIVE);
+            assertThat(auto.implementation()).isEqualTo(Implementation.NATIVE);
             assertThat(auto.enabledBackends()).containsExactlyInAnyOrder(Backend.SHM, Backend.TCP); // ucx only on request
         }
         try (TransferAgent tcp = TransferAgent.create("tcp-only", TransferConfig.defaults().withBackends(Backend.TCP))) {
@@ -39,10 +39,10 @@ class MetadataAndCapabilitiesTest {
 
     @Test
     void javaEngineRefusesBackendsItDoesNotHave() {
-        assertThatThrownBy(() -> TransferAgent.create("j", TransferConfig.defaults().withEngine(Engine.JAVA).withBackends(Backend.SHM)))
+        assertThatThrownBy(() -> TransferAgent.create("j", TransferConfig.defaults().withImplementation(Implementation.JAVA).withBackends(Backend.SHM)))
                 .isInstanceOfSatisfying(TransferException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED));
         if (!TransferAgent.capabilities().nativeBackends().contains(Backend.UCX) && TransferAgent.nativeLoaded()) {
-            assertThatThrownBy(() -> TransferAgent.create("u", TransferConfig.defaults().withEngine(Engine.NATIVE).withBackends(Backend.UCX)))
+            assertThatThrownBy(() -> TransferAgent.create("u", TransferConfig.defaults().withImplementation(Implementation.NATIVE).withBackends(Backend.UCX)))
                     .isInstanceOfSatisfying(TransferException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED));
         }
     }
@@ -50,7 +50,7 @@ class MetadataAndCapabilitiesTest {
     @Test
     void nativeMetadataDescribesNameEndpointsAndRegions() {
         assumeTrue(TransferAgent.nativeLoaded());
-        try (TransferAgent agent = TransferAgent.create("described", TransferConfig.defaults().withEngine(Engine.NATIVE))) {
+        try (TransferAgent agent = TransferAgent.create("described", TransferConfig.defaults().withImplementation(Implementation.NATIVE))) {
             ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
             Registration plain = agent.register(MemoryRegion.of(buffer));
             Registration shared = agent.allocateShared(1 << 16);
@@ -75,12 +75,12 @@ class MetadataAndCapabilitiesTest {
                 List.of(new AgentMetadata.Region(1, 4096, 100, 0, true, "/flotilla-1-x-1", new byte[] {1, 2})));
         byte[] bytes = md.encode();
         assertThat(AgentMetadata.decode(bytes)).usingRecursiveComparison().isEqualTo(md);
-        TransferAgent nativeAgent = TransferAgent.nativeLoaded() ? TransferAgent.create("n", TransferConfig.defaults().withEngine(Engine.NATIVE)) : null;
-        try (TransferAgent javaAgent = TransferAgent.create("j", TransferConfig.defaults().withEngine(Engine.JAVA))) {
+        TransferAgent nativeAgent = TransferAgent.nativeLoaded() ? TransferAgent.create("n", TransferConfig.defaults().withImplementation(Implementation.NATIVE)) : null;
+        try (TransferAgent javaAgent = TransferAgent.create("j", TransferConfig.defaults().withImplementation(Implementation.JAVA))) {
             for (int cut = 0; cut < bytes.length; cut++) {
                 byte[] part = Arrays.copyOf(bytes, cut);
                 for (TransferAgent agent : nativeAgent == null ? Set.of(javaAgent) : Set.of(javaAgent, nativeAgent)) {
-                    assertThatThrownBy(() -> agent.loadRemoteMetadata(part)).as("%s, %d bytes", agent.engine(), part.length)
+                    assertThatThrownBy(() -> agent.loadRemoteMetadata(part)).as("%s, %d bytes", agent.implementation(), part.length)
                             .isInstanceOfSatisfying(TransferException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL));
                 }
             }

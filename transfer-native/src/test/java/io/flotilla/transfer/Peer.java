@@ -20,7 +20,7 @@ final class Peer implements AutoCloseable {
     private final PrintStream in;
     final byte[] metadata;
     final long regionId;
-    final Engine engine;
+    final Implementation engine;
 
     /** @param jvmOptions extra options for the child JVM, e.g. {@code -Dflotilla.transfer.native=false} */
     Peer(String name, String engine, String backends, long regionBytes, String... jvmOptions) throws IOException {
@@ -39,7 +39,7 @@ final class Peer implements AutoCloseable {
         String[] w = ready.split(" ");
         metadata = Base64.getDecoder().decode(w[1]);
         regionId = Long.parseLong(w[2]);
-        this.engine = Engine.valueOf(w[3]);
+        this.engine = Implementation.valueOf(w[3]);
     }
 
     /** Sends one command and returns the words after OK; fails on ERR. */

@@ -183,10 +183,10 @@ class RejectionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"NATIVE", "JAVA"})
-    void refusesVramHeapBuffersAndUseAfterClose(Engine engine) {
-        assumeTrue(engine == Engine.JAVA || TransferAgent.nativeLoaded());
-        TransferAgent agent = TransferAgent.create("kinds-" + engine, TransferConfig.defaults().withEngine(engine));
+    @EnumSource(value = Implementation.class, names = {"NATIVE", "JAVA"})
+    void refusesVramHeapBuffersAndUseAfterClose(Implementation engine) {
+        assumeTrue(engine == Implementation.JAVA || TransferAgent.nativeLoaded());
+        TransferAgent agent = TransferAgent.create("kinds-" + engine, TransferConfig.defaults().withImplementation(engine));
         try (agent) {
             assertThatThrownBy(() -> agent.register(MemoryRegion.vram(0, 0x7f0000000000L, 1 << 20)))
                     .isInstanceOfSatisfying(TransferException.class, e -> {

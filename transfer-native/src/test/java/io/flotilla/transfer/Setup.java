@@ -5,18 +5,18 @@ import java.util.Set;
 
 /** An initiator/target combination the round-trip and rejection tests run on. */
 enum Setup {
-    NATIVE_SHM(Engine.NATIVE, Engine.NATIVE, Backend.SHM),
-    NATIVE_TCP(Engine.NATIVE, Engine.NATIVE, Backend.TCP),
-    NATIVE_UCX(Engine.NATIVE, Engine.NATIVE, Backend.UCX),
-    JAVA_TCP(Engine.JAVA, Engine.JAVA, Backend.TCP),
-    NATIVE_TO_JAVA(Engine.NATIVE, Engine.JAVA, Backend.TCP),
-    JAVA_TO_NATIVE(Engine.JAVA, Engine.NATIVE, Backend.TCP);
+    NATIVE_SHM(Implementation.NATIVE, Implementation.NATIVE, Backend.SHM),
+    NATIVE_TCP(Implementation.NATIVE, Implementation.NATIVE, Backend.TCP),
+    NATIVE_UCX(Implementation.NATIVE, Implementation.NATIVE, Backend.UCX),
+    JAVA_TCP(Implementation.JAVA, Implementation.JAVA, Backend.TCP),
+    NATIVE_TO_JAVA(Implementation.NATIVE, Implementation.JAVA, Backend.TCP),
+    JAVA_TO_NATIVE(Implementation.JAVA, Implementation.NATIVE, Backend.TCP);
 
-    final Engine initiatorEngine;
-    final Engine targetEngine;
+    final Implementation initiatorEngine;
+    final Implementation targetEngine;
     final Backend backend;
 
-    Setup(Engine initiatorEngine, Engine targetEngine, Backend backend) {
+    Setup(Implementation initiatorEngine, Implementation targetEngine, Backend backend) {
         this.initiatorEngine = initiatorEngine;
         this.targetEngine = targetEngine;
         this.backend = backend;
@@ -24,15 +24,15 @@ enum Setup {
 
     /** Native setups need the library (asserted present by CapabilitiesTest), UCX needs a UCX build. */
     boolean available() {
-        boolean needsNative = initiatorEngine == Engine.NATIVE || targetEngine == Engine.NATIVE;
+        boolean needsNative = initiatorEngine == Implementation.NATIVE || targetEngine == Implementation.NATIVE;
         if (needsNative && !TransferAgent.nativeLoaded()) {
             return false;
         }
         return backend != Backend.UCX || TransferAgent.capabilities().nativeBackends().contains(Backend.UCX);
     }
 
-    TransferConfig config(Engine engine) {
-        return TransferConfig.defaults().withEngine(engine).withBackends(backend).withWorkerThreads(2);
+    TransferConfig config(Implementation engine) {
+        return TransferConfig.defaults().withImplementation(engine).withBackends(backend).withWorkerThreads(2);
     }
 
     AgentPair open(String tag) {

@@ -33,7 +33,7 @@ class SharedAllocationTest {
         long tooMuch = store.getTotalSpace() + (4L << 20);
 
         try (TransferAgent agent = TransferAgent.create("shm-overrun",
-                TransferConfig.defaults().withEngine(Engine.NATIVE).withBackends(Backend.TCP, Backend.SHM))) {
+                TransferConfig.defaults().withImplementation(Implementation.NATIVE).withBackends(Backend.TCP, Backend.SHM))) {
             assertThatThrownBy(() -> agent.allocateShared(tooMuch))
                     .isInstanceOfSatisfying(TransferException.class,
                             e -> assertThat(e.code()).isEqualTo(ErrorCode.NO_MEMORY))

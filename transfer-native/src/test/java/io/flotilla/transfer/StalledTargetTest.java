@@ -23,9 +23,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 class StalledTargetTest {
 
     @ParameterizedTest
-    @EnumSource(value = Engine.class, names = {"NATIVE", "JAVA"})
-    void queuedRequestCancelsAndStalledOneTimesOut(Engine engine) throws Exception {
-        assumeTrue(engine == Engine.JAVA || TransferAgent.nativeLoaded());
+    @EnumSource(value = Implementation.class, names = {"NATIVE", "JAVA"})
+    void queuedRequestCancelsAndStalledOneTimesOut(Implementation engine) throws Exception {
+        assumeTrue(engine == Implementation.JAVA || TransferAgent.nativeLoaded());
         List<Socket> accepted = new CopyOnWriteArrayList<>();
         try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
             Thread acceptor = new Thread(() -> {
@@ -52,7 +52,7 @@ class StalledTargetTest {
             acceptor.start();
             AgentMetadata fake = new AgentMetadata("silent", 42, "elsewhere/host", Backend.TCP.bit(), "127.0.0.1", silent.getLocalPort(),
                     new byte[0], List.of(new AgentMetadata.Region(1, 1L << 40, 1 << 20, 0, false, "", new byte[0])));
-            TransferConfig config = TransferConfig.defaults().withEngine(engine).withBackends(Backend.TCP).withWorkerThreads(1)
+            TransferConfig config = TransferConfig.defaults().withImplementation(engine).withBackends(Backend.TCP).withWorkerThreads(1)
                     .withIoTimeout(Duration.ofMillis(800));
             try (TransferAgent agent = TransferAgent.create("impatient-" + engine, config)) {
                 Registration local = agent.register(MemoryRegion.of(ByteBuffer.allocateDirect(4096)));

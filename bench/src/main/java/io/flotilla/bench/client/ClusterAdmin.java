@@ -20,6 +20,18 @@ public interface ClusterAdmin extends AutoCloseable {
     /** Drops the worker's unreferenced cached blocks; returns how many were dropped. */
     int clearKvCache(Worker worker);
 
+    /**
+     * The worker's KV tiers (device first): capacity in blocks and prompt tokens found there since its
+     * start; empty when the cluster does not say.
+     */
+    default List<TierCount> kvTiers(Worker worker) {
+        return List.of();
+    }
+
+    /** One tier of one worker: {@code tier} is device, host or disk. */
+    record TierCount(String tier, long capacityBlocks, long hitTokens) {
+    }
+
     @Override
     default void close() {
     }

@@ -166,6 +166,31 @@ public final class CompletionClient implements CompletionSender, AutoCloseable {
         return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Whether the server accepts {@code return_token_ids}: one 1-token request with it; false only when the
+     * server answers 400 naming the parameter (a strict OpenAI server), true otherwise (a failure of any
+     * other kind shows up in the run itself).
+     */
+    public static boolean acceptsReturnTokenIds(String baseUrl, String model, String apiKey) {
+        try {
+            String body = "{\"model\":" + JSON.writeValueAsString(model)
+                    + ",\"prompt\":[1,2,3],\"max_tokens\":1,\"return_token_ids\":true}";
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(trimSlash(baseUrl) + "/v1/completions"))
+                    .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
+            if (apiKey != null && !apiKey.isEmpty()) {
+                b.header("Authorization", "Bearer " + apiKey);
+            }
+            HttpResponse<String> r = httpClient(null).send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return !(r.statusCode() == 400 && r.body().contains("return_token_ids"));
+        } catch (IOException e) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
     /** The first model of {@code GET {url}/v1/models}. */
     public static String firstModel(String baseUrl, String apiKey) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(trimSlash(baseUrl) + "/v1/models"))

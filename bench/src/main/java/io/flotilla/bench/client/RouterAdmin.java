@@ -2,6 +2,7 @@ package io.flotilla.bench.client;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flotilla.protocol.v1.ClearKvCacheRequest;
+import io.flotilla.protocol.v1.KvTierStatsRequest;
 import io.flotilla.protocol.v1.ListWorkersRequest;
 import io.flotilla.protocol.v1.RouterServiceGrpc;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
@@ -109,6 +110,23 @@ public final class RouterAdmin implements ClusterAdmin {
                     .clearKvCache(ClearKvCacheRequest.getDefaultInstance()).getBlocksCleared();
         } catch (StatusRuntimeException e) {
             throw new IllegalStateException("WorkerService.ClearKvCache on " + worker.id() + " (" + worker.endpoint()
+                    + ") failed: " + e.getStatus(), e);
+        } finally {
+            shutdown(ch);
+        }
+    }
+
+    @Override
+    public List<TierCount> kvTiers(Worker worker) {
+        ManagedChannel ch = channel(worker.endpoint());
+        try {
+            return WorkerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .getKvTierStats(KvTierStatsRequest.getDefaultInstance()).getTiersList().stream()
+                    .map(t -> new TierCount(t.getTier().name().replace("KV_TIER_", "").toLowerCase(java.util.Locale.ROOT),
+                            t.getCapacityBlocks(), t.getHitTokens()))
+                    .toList();
+        } catch (StatusRuntimeException e) {
+            throw new IllegalStateException("WorkerService.GetKvTierStats on " + worker.id() + " (" + worker.endpoint()
                     + ") failed: " + e.getStatus(), e);
         } finally {
             shutdown(ch);

@@ -1,5 +1,7 @@
 package io.flotilla.bench.client;
 
+import io.flotilla.protocol.sse.SseDecoder;
+
 import java.net.http.HttpHeaders;
 import java.net.http.HttpTimeoutException;
 import java.util.Arrays;

@@ -62,10 +62,16 @@ public final class ReportWriter {
                 List.of("cached tokens (usage)", Long.toString(s.cachedTokens())),
                 List.of("cache hit rate", pct(s.cacheHitRate())),
                 List.of("oracle hit rate (block " + s.context().config().blockSize() + ")", pct(s.oracleHitRate())),
+                List.of("same-capacity LRU hit rate (" + s.run().lruCapacityBlocks() + " blocks)", pct(s.lruHitRate())),
+                List.of("hit rate by tier: device / host / disk", pct(s.tierHitRate("device")) + " / "
+                        + pct(s.tierHitRate("host")) + " / " + pct(s.tierHitRate("disk"))),
                 List.of("largest dispatch lag", fmt(s.run().maxDispatchLagMs()) + " ms")));
         sb.append("<p class=\"note\">Cache hit rate = cached / prompt tokens as the engines report them. The oracle is the best "
                 + "any router could reach with unlimited cache: tokens in leading blocks whose whole prefix appeared in an earlier "
-                + "request, at most (prompt length − 1) tokens in whole blocks, over the token ids actually sent.</p>");
+                + "request, at most (prompt length − 1) tokens in whole blocks, over the token ids actually sent. The same-capacity LRU "
+                + "credits the same way from one LRU cache as large as every worker's device, host and disk tiers together. Hit "
+                + "rates by tier are the tokens the workers reused from the device or onboarded from host memory or disk "
+                + "(WorkerService.GetKvTierStats before and after the run).</p>");
         sb.append("<div class=\"charts\">");
         sb.append(SvgChart.lines("TTFT CDF", "TTFT (ms)", "fraction of requests", List.of(cdf("TTFT", s.ttft()))));
         sb.append(overTime(s.run().requests()));

@@ -154,6 +154,18 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         return run.oraclePromptTokens() == 0 ? Double.NaN : (double) run.oracleCachedTokens() / run.oraclePromptTokens();
     }
 
+    /** The same-capacity LRU's hit rate over every sent request; NaN when none ran. */
+    public double lruHitRate() {
+        return run.lruCapacityBlocks() == 0 || run.oraclePromptTokens() == 0 ? Double.NaN
+                : (double) run.lruCachedTokens() / run.oraclePromptTokens();
+    }
+
+    /** Prompt tokens found in {@code tier} (device, host, disk) / prompt tokens sent; NaN when not read. */
+    public double tierHitRate(String tier) {
+        Long hits = run.tierHitTokens().get(tier);
+        return hits == null || run.oraclePromptTokens() == 0 ? Double.NaN : (double) hits / run.oraclePromptTokens();
+    }
+
     /** Fraction of all requests meeting the SLOs; NaN without objectives. */
     public double sloAttainment() {
         return !slo.defined() || requests == 0 ? Double.NaN : (double) sloMet / requests;
@@ -200,6 +212,13 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         m.put("oracle_cached_tokens", run.oracleCachedTokens());
         m.put("oracle_hit_rate", num(oracleHitRate()));
         m.put("oracle_block_size", context.config().blockSize());
+        m.put("lru_capacity_blocks", run.lruCapacityBlocks());
+        m.put("lru_hit_rate", num(lruHitRate()));
+        Map<String, Object> tiers = new LinkedHashMap<>();
+        for (String t : new String[] {"device", "host", "disk"}) {
+            tiers.put(t, num(tierHitRate(t)));
+        }
+        m.put("tier_hit_rate", tiers);
         Map<String, Object> sloMap = new LinkedHashMap<>();
         sloMap.put("ttft_ms", slo.ttftMs());
         sloMap.put("itl_ms", slo.itlMs());

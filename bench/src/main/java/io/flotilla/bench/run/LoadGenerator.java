@@ -4,6 +4,7 @@ import io.flotilla.bench.client.CompletionSender;
 import io.flotilla.bench.client.StreamMeasurement;
 import io.flotilla.bench.client.StreamRecorder;
 import io.flotilla.bench.stats.LatencyStats;
+import io.flotilla.bench.stats.LruHitRate;
 import io.flotilla.bench.stats.OracleHitRate;
 import io.flotilla.bench.workload.Completion;
 import io.flotilla.bench.workload.PlannedRequest;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +51,8 @@ public final class LoadGenerator {
     private volatile LiveCounters counters;
     private long startNanos;
     private double maxLagMs;
+    /** The same-capacity LRU reference; dispatcher thread only, like the oracle. */
+    private LruHitRate lru;
 
     public LoadGenerator(RunConfig config, Workload workload, CompletionSender sender) {
         this(config, workload, sender, id -> RequestLabels.NONE);
@@ -78,6 +82,7 @@ public final class LoadGenerator {
         startNanos = System.nanoTime();
         counters = new LiveCounters(startNanos);
         OracleHitRate oracle = new OracleHitRate(config.blockSize());
+        lru = config.lruBlocks() > 0 ? new LruHitRate(config.blockSize(), config.lruBlocks()) : null;
         long deadline = config.duration() == null ? Long.MAX_VALUE : startNanos + config.duration().toNanos();
         PlannedRequest open = workload.next();
         long sent = 0;
@@ -139,7 +144,8 @@ public final class LoadGenerator {
         done.sort((a, b) -> Long.compare(a.id(), b.id()));
         int seconds = (int) Math.ceil(durationS);
         return new RunResult(workload.describe(), startedAt, durationS, done, gaps, oracle.promptTokens(),
-                oracle.cachedTokens(), counters.tokensPerSecond(seconds), counters.finishedPerSecond(seconds), maxLagMs, reason);
+                oracle.cachedTokens(), counters.tokensPerSecond(seconds), counters.finishedPerSecond(seconds), maxLagMs, reason,
+                lru == null ? 0 : lru.capacityBlocks(), lru == null ? 0 : lru.cachedTokens(), Map.of());
     }
 
     /** Called with the lock held; releases it while the prompt is expanded and sent. */
@@ -155,6 +161,9 @@ public final class LoadGenerator {
     private void send(PlannedRequest request, long id, double scheduledMs, OracleHitRate oracle) {
         int[] tokens = request.prompt().tokens();
         int oracleCached = oracle.observe(tokens);
+        if (lru != null) {
+            lru.observe(tokens);
+        }
         long sentNanos = System.nanoTime();
         LiveCounters live = counters;
         StreamRecorder recorder = new StreamRecorder(sentNanos, System::nanoTime, workload.wantsOutputTokenIds(), live::tokens);

@@ -4,6 +4,7 @@ import io.flotilla.bench.stats.LatencyStats;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Everything a run measured; reports are computed from it.
@@ -19,8 +20,30 @@ import java.util.List;
  * @param finishedPerSecond requests finished in each second of the run
  * @param maxDispatchLagMs  largest delay between a request's scheduled and actual send time
  * @param stopReason        {@code workload-exhausted}, {@code max-requests}, {@code duration} or {@code stopped}
+ * @param lruCapacityBlocks capacity of the same-capacity LRU reference, 0 when none ran
+ * @param lruCachedTokens   prompt tokens that LRU serves from cache
+ * @param tierHitTokens     prompt tokens the workers found per KV tier during the run (device, host, disk;
+ *                          from {@code GetKvTierStats} before and after), empty when not read
  */
 public record RunResult(String workload, Instant startedAt, double durationS, List<RequestResult> requests,
                         LatencyStats chunkGapsMs, long oraclePromptTokens, long oracleCachedTokens,
-                        long[] tokensPerSecond, long[] finishedPerSecond, double maxDispatchLagMs, String stopReason) {
+                        long[] tokensPerSecond, long[] finishedPerSecond, double maxDispatchLagMs, String stopReason,
+                        long lruCapacityBlocks, long lruCachedTokens, Map<String, Long> tierHitTokens) {
+
+    public RunResult {
+        tierHitTokens = tierHitTokens == null ? Map.of() : Map.copyOf(tierHitTokens);
+    }
+
+    public RunResult(String workload, Instant startedAt, double durationS, List<RequestResult> requests,
+                     LatencyStats chunkGapsMs, long oraclePromptTokens, long oracleCachedTokens, long[] tokensPerSecond,
+                     long[] finishedPerSecond, double maxDispatchLagMs, String stopReason) {
+        this(workload, startedAt, durationS, requests, chunkGapsMs, oraclePromptTokens, oracleCachedTokens, tokensPerSecond,
+                finishedPerSecond, maxDispatchLagMs, stopReason, 0, 0, Map.of());
+    }
+
+    /** The same run with the workers' per-tier hits. */
+    public RunResult withTierHits(Map<String, Long> hits) {
+        return new RunResult(workload, startedAt, durationS, requests, chunkGapsMs, oraclePromptTokens, oracleCachedTokens,
+                tokensPerSecond, finishedPerSecond, maxDispatchLagMs, stopReason, lruCapacityBlocks, lruCachedTokens, hits);
+    }
 }

@@ -16,6 +16,12 @@ import java.util.SplittableRandom;
  * {@code capacity} values (Algorithm R, seeded), while count and mean stay exact. Pooled inter-token
  * gaps of a full-size trace use this; per-request metrics never reach the default capacity.
  * Not thread-safe.
+ *
+ * <p>Kept hand-written rather than an HdrHistogram: the report's percentiles are meant to be
+ * comparable number for number with vLLM's {@code benchmark_serving.py} and genai-perf, which take
+ * {@code numpy.percentile} (linear interpolation) of the exact sample; a histogram answers with the
+ * upper edge of a bucket (3 significant digits at best) and cannot interpolate between two samples.
+ * The services' own latency histograms (deadlines, metrics) use HdrHistogram.
  */
 public final class LatencyStats {
 

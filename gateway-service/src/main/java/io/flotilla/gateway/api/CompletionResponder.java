@@ -6,13 +6,14 @@ import io.flotilla.gateway.generation.RequestContext;
 import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.generation.RequestResult;
 import io.flotilla.gateway.metrics.GatewayMetrics;
-import io.flotilla.gateway.generation.TextAssembler;
-import io.flotilla.gateway.generation.TextEvent;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
 import io.flotilla.gateway.openai.ResponseRenderer;
 import io.flotilla.gateway.openai.TokenUsage;
+import io.flotilla.gateway.output.ChoiceResult;
+import io.flotilla.gateway.output.OutputEvent;
+import io.flotilla.gateway.output.ResponseAssembler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -48,45 +49,53 @@ final class CompletionResponder {
     private final GenerationPipeline pipeline;
     private final JsonMapper json;
     private final Clock clock;
+    private final GatewayMetrics metrics;
 
-    CompletionResponder(GenerationPipeline pipeline, JsonMapper json, Clock clock) {
+    CompletionResponder(GenerationPipeline pipeline, JsonMapper json, Clock clock, GatewayMetrics metrics) {
         this.pipeline = pipeline;
         this.json = json;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     Mono<Void> respond(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request) {
         GenerationJob job = ctx.job();
         ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
-                clock.instant().getEpochSecond(), job.model(), request.includeUsage());
-        TextAssembler assembler = new TextAssembler(job.tokenizer(), job.stopStrings());
-        Flux<TextEvent> text = pipeline.run(job, ctx)
+                clock.instant().getEpochSecond(), job.model(), job.choices(), request.includeUsage());
+        ResponseAssembler assembler = job.response().assembler();
+        Flux<OutputEvent> output = pipeline.run(job, ctx)
                 .concatMapIterable(assembler::apply)
-                .takeUntil(e -> e instanceof TextEvent.Done)
+                .takeUntil(e -> e instanceof OutputEvent.End)
+                .doOnComplete(() -> metrics.output(job.model(), assembler.toolCalls(), assembler.malformedToolOutputs(),
+                        assembler.reasoningTokens()))
                 .doOnCancel(() -> ctx.on(new RequestEvent.Abandoned())); // the client went away (takeUntil completes, never cancels)
-        return request.stream() ? stream(exchange, ctx, request, renderer, text) : whole(exchange, ctx, renderer, text);
+        return request.stream() ? stream(exchange, ctx, request, renderer, assembler, output)
+                : whole(exchange, ctx, renderer, assembler, output);
     }
 
     private Mono<Void> stream(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request,
-                              ResponseRenderer renderer, Flux<TextEvent> text) {
+                              ResponseRenderer renderer, ResponseAssembler assembler, Flux<OutputEvent> output) {
         AtomicBoolean started = new AtomicBoolean();
-        AtomicBoolean roleSent = new AtomicBoolean(request.kind() != CompletionKind.CHAT);
-        Flux<String> events = text
+        boolean[] roleSent = new boolean[ctx.job().choices()];
+        boolean chat = request.kind() == CompletionKind.CHAT;
+        Flux<String> events = output
                 .concatMapIterable(e -> {
                     if (started.compareAndSet(false, true)) {
                         ctx.on(new RequestEvent.ResponseStarted());
                     }
                     List<String> out = new ArrayList<>(4);
-                    if (roleSent.compareAndSet(false, true)) {
-                        out.add(renderer.roleChunk());
-                    }
-                    if (e instanceof TextEvent.Delta d) {
-                        out.add(renderer.deltaChunk(d.text()));
-                    } else if (e instanceof TextEvent.Done done) {
-                        ctx.on(new RequestEvent.Responded(done.finishReason()));
-                        out.add(renderer.finishChunk(done.finishReason()));
+                    if (e instanceof OutputEvent.Delta d) {
+                        role(out, renderer, roleSent, d.choice(), chat);
+                        out.add(renderer.deltaChunk(d));
+                    } else if (e instanceof OutputEvent.Done done) {
+                        role(out, renderer, roleSent, done.choice(), chat);
+                        if (done.choice() == 0) {
+                            ctx.on(new RequestEvent.Responded(done.finishReason()));
+                        }
+                        out.add(renderer.finishChunk(done.choice(), done.finishReason()));
+                    } else if (e instanceof OutputEvent.End) {
                         if (request.includeUsage()) {
-                            out.add(renderer.usageChunk(usage(ctx)));
+                            out.add(renderer.usageChunk(usage(ctx, assembler)));
                         }
                         out.add("[DONE]");
                     }
@@ -119,25 +128,25 @@ final class CompletionResponder {
         return response.writeAndFlushWith(body.map(Flux::just));
     }
 
+    /** Chat streams open each choice with a chunk naming the assistant role. */
+    private static void role(List<String> out, ResponseRenderer renderer, boolean[] sent, int choice, boolean chat) {
+        if (chat && !sent[choice]) {
+            sent[choice] = true;
+            out.add(renderer.roleChunk(choice));
+        }
+    }
+
     private Mono<Void> whole(ServerWebExchange exchange, RequestContext ctx, ResponseRenderer renderer,
-                             Flux<TextEvent> text) {
-        return text.collectList().flatMap(events -> {
-            StringBuilder content = new StringBuilder();
-            String finishReason = "length";
-            for (TextEvent e : events) {
-                if (e instanceof TextEvent.Delta d) {
-                    content.append(d.text());
-                } else if (e instanceof TextEvent.Done done) {
-                    finishReason = done.finishReason();
-                }
-            }
-            ctx.on(new RequestEvent.Responded(finishReason));
-            byte[] body = renderer.completion(content.toString(), finishReason, usage(ctx)).getBytes(StandardCharsets.UTF_8);
+                             ResponseAssembler assembler, Flux<OutputEvent> output) {
+        return output.then(Mono.defer(() -> {
+            List<ChoiceResult> choices = assembler.results();
+            ctx.on(new RequestEvent.Responded(choices.get(0).finishReason()));
+            byte[] body = renderer.completion(choices, usage(ctx, assembler)).getBytes(StandardCharsets.UTF_8);
             ServerHttpResponse response = exchange.getResponse();
             response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
             workerHeaders(response.getHeaders(), ctx, ctx.result().worker());
             return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
-        });
+        }));
     }
 
     private static void workerHeaders(HttpHeaders headers, RequestContext ctx, String worker) {
@@ -157,9 +166,9 @@ final class CompletionResponder {
         }
     }
 
-    private static TokenUsage usage(RequestContext ctx) {
+    private static TokenUsage usage(RequestContext ctx, ResponseAssembler assembler) {
         int prompt = ctx.job().promptTokens().length;
         RequestResult p = ctx.result();
-        return new TokenUsage(prompt, p.generatedCount(), p.cachedTokens(prompt));
+        return new TokenUsage(prompt, p.generatedCount(), p.cachedTokens(prompt), assembler.reasoningTokens());
     }
 }

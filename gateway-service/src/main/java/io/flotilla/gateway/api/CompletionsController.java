@@ -9,6 +9,7 @@ import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.generation.RequestContext;
+import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
@@ -44,13 +45,14 @@ class CompletionsController {
     private final Clock clock;
 
     CompletionsController(JsonMapper json, RequestBodies bodies, JobFactory jobs, FlowController flow, FlowPolicy policy,
-                          PrefixMemory prefixes, GenerationPipeline pipeline, RequestAccounting accounting, Clock clock) {
+                          PrefixMemory prefixes, GenerationPipeline pipeline, RequestAccounting accounting,
+                          GatewayMetrics metrics, Clock clock) {
         this.bodies = bodies;
         this.jobs = jobs;
         this.flow = flow;
         this.policy = policy;
         this.prefixes = prefixes;
-        this.responder = new CompletionResponder(pipeline, json, clock);
+        this.responder = new CompletionResponder(pipeline, json, clock, metrics);
         this.accounting = accounting;
         this.clock = clock;
     }
@@ -98,7 +100,8 @@ class CompletionsController {
                                     HttpHeaders headers) {
         Duration timeout = policy.queueTimeout(headers.getFirst(ResponseHeaders.QUEUE_TIMEOUT),
                 flow.limits(job.model()).queueTimeout(), headers.getFirst(ResponseHeaders.CLIENT_TIMEOUT));
-        long cost = prefixes.cost(ctx.promptHashes(), job.hasher().blockSize(), job.promptTokens().length, job.maxTokens());
+        long cost = prefixes.cost(ctx.promptHashes(), job.hasher().blockSize(), job.promptTokens().length,
+                job.maxTokens() * job.choices()); // n choices decode n outputs on one prefill
         return new FlowRequest(ctx.requestId(), job.model(), ctx.priority(), flowId, cost,
                 arrivedNanos + Math.min(timeout.toNanos(), Long.MAX_VALUE / 4));
     }

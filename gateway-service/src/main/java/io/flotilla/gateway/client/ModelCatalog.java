@@ -1,6 +1,7 @@
 package io.flotilla.gateway.client;
 
 import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.ListWorkersResponse;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -24,7 +25,8 @@ import java.util.TreeSet;
 
 /**
  * Models served right now, from the router's {@code ListWorkers}, reused for {@code ttl}. A model is
- * served when a READY, routable aggregated or decode worker runs it. Past the ttl the last list is
+ * served when a READY, routable aggregated or decode worker runs it (its capabilities are what all those
+ * workers' engines honour). Past the ttl the last list is
  * still answered at once while a refresh runs behind it (a slow or dead router must never hold a
  * request up); when a refresh fails, the last list is kept (a router blip must not make every model
  * vanish), and so is an empty list after a non-empty one (a restarted router lists nobody until the
@@ -161,6 +163,7 @@ public final class ModelCatalog {
     private Snapshot toSnapshot(ListWorkersResponse response) {
         Map<String, Map<Integer, Integer>> blockSizes = new HashMap<>();
         Map<String, Integer> counts = new HashMap<>();
+        Map<String, EngineCapabilities> capabilities = new HashMap<>();
         Map<String, List<WorkerInfo>> serving = new HashMap<>();
         for (WorkerInfo w : response.getWorkersList()) {
             boolean serves = w.getRoutable() && w.getState() == WorkerState.WORKER_STATE_READY
@@ -169,6 +172,7 @@ public final class ModelCatalog {
                 continue;
             }
             counts.merge(w.getModel(), 1, Integer::sum);
+            capabilities.merge(w.getModel(), w.getCapabilities(), ModelCatalog::common);
             blockSizes.computeIfAbsent(w.getModel(), m -> new HashMap<>()).merge(w.getBlockSize(), 1, Integer::sum);
             serving.computeIfAbsent(w.getModel(), m -> new java.util.ArrayList<>()).add(w);
         }
@@ -197,8 +201,16 @@ public final class ModelCatalog {
             }
             known.put(model, problem);
             models.put(model, new ServedModel(model, blockSize, n, w.getTokenizerId(), w.getTokenizerSource(),
-                    w.getKvLayout(), problem));
+                    w.getKvLayout(), problem, capabilities.get(model)));
         });
         return new Snapshot(Collections.unmodifiableSortedMap(models), clock.instant());
+    }
+
+    /** What both engines honour. */
+    static EngineCapabilities common(EngineCapabilities a, EngineCapabilities b) {
+        return EngineCapabilities.newBuilder()
+                .addAllFeatures(a.getFeaturesList().stream().filter(b.getFeaturesList()::contains).distinct().toList())
+                .setMaxTopLogprobs(Math.min(a.getMaxTopLogprobs(), b.getMaxTopLogprobs()))
+                .build();
     }
 }

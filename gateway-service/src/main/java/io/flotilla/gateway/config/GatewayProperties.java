@@ -228,13 +228,19 @@ public record GatewayProperties(
      * @param maxInFlight  overrides {@code flow.max-in-flight} for this model
      * @param maxQueued    overrides {@code flow.max-queued} for this model
      * @param queueTimeout overrides {@code flow.queue-timeout} for this model
+     * @param toolParser   how the model writes tool calls: {@code hermes} (Hermes, Qwen 2.5/3; the default
+     *                     with the built-in ChatML template, which renders tools that way), {@code llama3-json},
+     *                     {@code mistral}, {@code deepseek-v3}, or {@code none}; without one, requests with
+     *                     tools are refused (400) unless {@code tool_choice} forces the call
+     * @param reasoningParser how the model separates its reasoning: {@code deepseek-r1}, {@code qwen3}, or
+     *                     none (default): the reasoning then stays in the content
      */
     public record Model(String tokenizer, String chatTemplate, Path modelDir, String kvLayout,
                         @Min(1) Integer maxContext, Boolean allowDisagg, @Min(1) Integer maxInFlight,
-                        @Min(0) Integer maxQueued, Duration queueTimeout) {
+                        @Min(0) Integer maxQueued, Duration queueTimeout, String toolParser, String reasoningParser) {
 
         public static final int DEFAULT_MAX_CONTEXT = 131072;
-        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null);
+        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null, null, null);
 
         public int maxContextOrDefault() {
             return maxContext == null ? DEFAULT_MAX_CONTEXT : maxContext;

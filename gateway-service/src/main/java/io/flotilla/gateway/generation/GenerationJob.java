@@ -1,7 +1,9 @@
 package io.flotilla.gateway.generation;
 
+import io.flotilla.gateway.output.ResponseShape;
 import io.flotilla.gateway.tokenize.Tokenizer;
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.v1.SamplingParams;
 
 import java.util.List;
 
@@ -13,19 +15,19 @@ import java.util.List;
  * @param model        served model name
  * @param tenant       tenant for routing and accounting
  * @param promptTokens prompt token ids
- * @param maxTokens    output token limit
- * @param temperature  sampling temperature
- * @param topP         nucleus sampling mass
- * @param seed         sampling seed, null when none
- * @param stopStrings  stop strings, matched on the decoded text
- * @param stopTokenIds single-token stop strings, passed to the engine
+ * @param maxTokens    output token limit (per choice)
+ * @param sampling     the engine's sampling parameters, checked against the model's capabilities
+ * @param choices      completions of the prompt (n), computed on one worker
+ * @param stopStrings  stop strings, matched on the decoded text (and sent to the engine)
+ * @param stopTokenIds stop token ids for the engine: the client's and the single-token stop strings
  * @param ignoreEos    keep generating past end-of-sequence
  * @param allowDisagg  the router may pick a separate prefill worker
  * @param hasher       block hasher of the model's namespace and its workers' block size
  * @param tokenizer    the model's tokenizer (for decoding the output)
+ * @param response     how the output becomes the response (parsers, logprobs, choices)
  */
 public record GenerationJob(String requestId, String model, String tenant, int[] promptTokens, int maxTokens,
-                            double temperature, double topP, Long seed, List<String> stopStrings,
+                            SamplingParams sampling, int choices, List<String> stopStrings,
                             int[] stopTokenIds, boolean ignoreEos, boolean allowDisagg, BlockHasher hasher,
-                            Tokenizer tokenizer) {
+                            Tokenizer tokenizer, ResponseShape response) {
 }

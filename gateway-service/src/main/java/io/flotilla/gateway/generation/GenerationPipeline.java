@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The request path of one generation: flow control → {@code Route} (or the gateway's own pick) →
@@ -147,11 +148,13 @@ public final class GenerationPipeline {
     private Flux<RequestEvent.Attempt> recover(GenerationJob job, RequestContext ctx, FlowSlot slot,
                                                WorkerStreamFailure failure) {
         RequestResult state = ctx.result();
-        if (state.generatedCount() >= job.maxTokens()) {
+        if (job.choices() == 1 && state.generatedCount() >= job.maxTokens()) {
             // Every token arrived; only the worker's last chunk went missing.
             return Flux.just(emit(ctx, new RequestEvent.Finished(FinishReason.FINISH_REASON_LENGTH)));
         }
-        if (!failure.migratable() || state.migrations() >= migrationLimit) {
+        // n choices continue from n different outputs: one Generate cannot resume them once tokens were sent.
+        boolean resumable = job.choices() == 1 || state.generatedCount() == 0;
+        if (!failure.migratable() || !resumable || state.migrations() >= migrationLimit) {
             log.warn("request {} failed on {} after {} migrations: {}", job.requestId(), failure.workerId(),
                     state.migrations(), failure.getMessage());
             return Flux.error(UpstreamErrors.fromWorker(failure));
@@ -246,7 +249,7 @@ public final class GenerationPipeline {
         RequestResult state = ctx.result();
         int[] context = state.context(job.promptTokens());
         int remaining = job.maxTokens() - state.generatedCount();
-        SamplingParams sampling = sampling(job);
+        SamplingParams sampling = job.sampling();
         StopConditions stop = stop(job, remaining);
         metrics.routed(job.model(), booking.mode());
         RequestEvent.Attempt routed = emit(ctx, new RequestEvent.Routed(decision.getWorkerId(), booking.mode(), booking.router()));
@@ -257,11 +260,15 @@ public final class GenerationPipeline {
                     .setTenant(job.tenant())
                     .setSampling(sampling)
                     .setStop(stop);
+            if (job.choices() > 1) {
+                request.setN(job.choices());
+            }
             for (int t : context) {
                 request.addTokenIds(t);
             }
             handoff.ifPresent(request::setHandoff);
             AtomicBoolean firstToken = new AtomicBoolean();
+            AtomicInteger finishedChoices = new AtomicInteger();
             String workerId = decision.getWorkerId();
             return workers.generate(decision.getWorkerEndpoint(), request.build())
                     .timeout(streamIdleTimeout)
@@ -269,7 +276,7 @@ public final class GenerationPipeline {
                         if (chunk.getTokenIdsCount() > 0 && booking.router() >= 0 && firstToken.compareAndSet(false, true)) {
                             router.markPrefillDone(job.requestId(), booking.router()).subscribe();
                         }
-                        return events(ctx, workerId, chunk);
+                        return events(ctx, workerId, chunk, finishedChoices, job.choices());
                     })
                     .concatWith(Flux.defer(() -> ctx.result().attemptFinished() ? Flux.empty()
                             : Flux.error(new WorkerStreamFailure(workerId, Status.Code.UNKNOWN,
@@ -307,17 +314,26 @@ public final class GenerationPipeline {
                 });
     }
 
-    private List<RequestEvent.Attempt> events(RequestContext ctx, String workerId, GenerateChunk chunk) {
+    /** A chunk as events; the attempt is finished when every one of the {@code choices} has ended. */
+    private List<RequestEvent.Attempt> events(RequestContext ctx, String workerId, GenerateChunk chunk,
+                                              AtomicInteger finishedChoices, int choices) {
+        if (chunk.getChoice() >= choices) {
+            throw new WorkerStreamFailure(workerId, Status.Code.INTERNAL, "worker " + workerId + " sent choice "
+                    + chunk.getChoice() + " of a request with " + choices, null);
+        }
         List<RequestEvent.Attempt> out = new ArrayList<>(2);
         int[] ids = new int[chunk.getTokenIdsCount()];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = chunk.getTokenIds(i);
         }
-        out.add(emit(ctx, new RequestEvent.Tokens(ids, clock.instant(), chunk.getHandoffUsed(),
-                chunk.hasUsage() ? chunk.getUsage().getCachedTokens() : null)));
+        // Every choice reports the same prompt's usage; the first choice's counts.
+        Integer cached = chunk.hasUsage() && chunk.getChoice() == 0 ? chunk.getUsage().getCachedTokens() : null;
+        out.add(emit(ctx, new RequestEvent.Tokens(chunk.getChoice(), ids, chunk.getLogprobsList(), clock.instant(),
+                chunk.getHandoffUsed(), cached)));
         FinishReason reason = chunk.getFinishReason();
         if (reason == FinishReason.FINISH_REASON_LENGTH || reason == FinishReason.FINISH_REASON_STOP) {
-            out.add(emit(ctx, new RequestEvent.Finished(reason)));
+            out.add(emit(ctx, new RequestEvent.Finished(chunk.getChoice(), reason,
+                    finishedChoices.incrementAndGet() == choices)));
         } else if (reason != FinishReason.FINISH_REASON_UNSPECIFIED && reason != FinishReason.UNRECOGNIZED) {
             throw new WorkerStreamFailure(workerId, Status.Code.ABORTED,
                     "worker " + workerId + " ended the request with " + reason, null);
@@ -331,18 +347,9 @@ public final class GenerationPipeline {
         return event;
     }
 
-    private static SamplingParams sampling(GenerationJob job) {
-        SamplingParams.Builder s = SamplingParams.newBuilder()
-                .setTemperature((float) job.temperature())
-                .setTopP((float) job.topP());
-        if (job.seed() != null) {
-            s.setHasSeed(true).setSeed(job.seed());
-        }
-        return s.build();
-    }
-
     private static StopConditions stop(GenerationJob job, int remaining) {
-        StopConditions.Builder s = StopConditions.newBuilder().setMaxTokens(remaining).setIgnoreEos(job.ignoreEos());
+        StopConditions.Builder s = StopConditions.newBuilder().setMaxTokens(remaining).setIgnoreEos(job.ignoreEos())
+                .addAllStopStrings(job.stopStrings());
         for (int id : job.stopTokenIds()) {
             s.addStopTokenIds(id);
         }

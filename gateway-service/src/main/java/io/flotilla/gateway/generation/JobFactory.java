@@ -5,16 +5,32 @@ import io.flotilla.gateway.client.ServedModel;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
+import io.flotilla.gateway.openai.EngineParams;
+import io.flotilla.gateway.openai.ToolsRequest;
+import io.flotilla.gateway.output.ModelOutput;
+import io.flotilla.gateway.output.ResponseShape;
 import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ModelTokenization;
+import io.flotilla.gateway.tokenize.TemplateRejectedException;
+import io.flotilla.gateway.toolcall.ForcedToolCalls;
+import io.flotilla.gateway.toolcall.ToolCallIds;
+import io.flotilla.gateway.toolcall.ToolCallParser;
+import io.flotilla.gateway.toolcall.ToolCallStream;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Turns a validated {@link CompletionRequest} into a {@link GenerationJob}: resolves the model (404
  * when no live worker serves it), applies the chat template and tokenizes (long text on the bounded
- * {@code prepare} scheduler, off the event loop), checks prompt and output against the model's context (400
- * {@code context_length_exceeded}) and fills in the default output limit.
+ * {@code prepare} scheduler, off the event loop), checks prompt and output against the model's context
+ * (400 {@code context_length_exceeded}) and every sampling parameter against what the model's engines
+ * honour (400 naming it), fills in the default output limit and decides how the output is read
+ * (tool-call and reasoning parsers, log-probabilities, choices).
  */
 public final class JobFactory {
 
@@ -66,7 +82,7 @@ public final class JobFactory {
         long chars = request.promptText() != null ? request.promptText().length() : 0;
         if (request.messages() != null) {
             for (ChatMessage m : request.messages()) {
-                chars += m.content().length();
+                chars += m.text().length();
             }
         }
         return chars;
@@ -76,16 +92,29 @@ public final class JobFactory {
                                 boolean disaggAllowed) {
         String model = served.name();
         ModelTokenization tokenization = profiles.tokenization(model);
+        ModelOutput output = profiles.output(model);
         boolean chat = request.kind() == CompletionKind.CHAT;
         String promptParam = chat ? "messages" : "prompt";
+        ToolsRequest tools = request.tools();
+        if (tools.active() && !tools.forced() && output.toolParser() == null) {
+            throw ApiError.unsupported("tools", "Unsupported parameter 'tools': the model '" + model + "' has no tool-call "
+                    + "parser (flotilla.gateway.models." + model + ".tool-parser), so its calls could not be read.");
+        }
+        EngineParams.checkSupported(request, served.capabilities(), model);
+        int vocab = tokenization.tokenizer().vocabSize();
+        checkIds("logit_bias", request.sampling().logitBias().keySet(), vocab, model);
+        checkIds("stop_token_ids", request.sampling().stopTokenIds(), vocab, model);
         int[] prompt;
         if (chat) {
-            prompt = tokenization.chatPrompt(request.messages());
+            try {
+                prompt = tokenization.chatPrompt(request.messages(), tools.templateTools());
+            } catch (TemplateRejectedException e) {
+                throw ApiError.invalid("messages", e.getMessage());
+            }
         } else if (request.promptText() != null) {
             prompt = tokenization.textPrompt(request.promptText());
         } else {
             prompt = request.promptTokens();
-            int vocab = tokenization.tokenizer().vocabSize();
             for (int i = 0; i < prompt.length; i++) {
                 if (prompt[i] >= vocab) {
                     throw ApiError.invalid("prompt", "Invalid 'prompt[" + i + "]': token id " + prompt[i]
@@ -106,9 +135,49 @@ public final class JobFactory {
         } else {
             maxTokens = Math.min(chat ? chatDefaultMaxTokens : TEXT_DEFAULT_MAX_TOKENS, context - prompt.length);
         }
-        return new GenerationJob(requestId, model, tenant, prompt, maxTokens, request.temperature(), request.topP(),
-                request.seed(), request.stop(), tokenization.singleTokenStops(request.stop()), request.ignoreEos(),
-                disaggAllowed && profiles.allowDisagg(model), profiles.hasher(model, served.blockSize()), tokenization.tokenizer());
+        // One worker computes every choice, and the first token's log-probability is the prefill worker's.
+        boolean disagg = disaggAllowed && profiles.allowDisagg(model) && request.n() == 1 && !request.logprobs().enabled();
+        return new GenerationJob(requestId, model, tenant, prompt, maxTokens, EngineParams.sampling(request), request.n(),
+                request.stop(), stopTokenIds(request, tokenization), request.sampling().ignoreEos(), disagg,
+                profiles.hasher(model, served.blockSize()), tokenization.tokenizer(), shape(request, output));
+    }
+
+    /** How the output becomes the response: parsers of the model as far as the request uses them. */
+    private static ResponseShape shape(CompletionRequest request, ModelOutput output) {
+        ToolsRequest tools = request.tools();
+        Supplier<ToolCallStream> parse = null;
+        if (tools.active()) {
+            if (tools.choice() == ToolsRequest.Choice.FUNCTION) {
+                parse = () -> ForcedToolCalls.named(tools.function(), ToolCallIds.openAi());
+            } else if (tools.choice() == ToolsRequest.Choice.REQUIRED) {
+                parse = () -> ForcedToolCalls.required(ToolCallIds.openAi());
+            } else {
+                ToolCallParser parser = output.toolParser();
+                parse = () -> parser.stream(parser.ids());
+            }
+        }
+        boolean chat = request.kind() == CompletionKind.CHAT;
+        return new ResponseShape(request.n(), request.stream(), request.stop(), output,
+                chat && !tools.forced() ? output.reasoning() : null, parse, tools.parallel(),
+                tools.choice() == ToolsRequest.Choice.FUNCTION, request.logprobs().enabled(), request.logprobs().top());
+    }
+
+    /** The client's stop token ids, then each stop string that is a single token. */
+    private static int[] stopTokenIds(CompletionRequest request, ModelTokenization tokenization) {
+        Set<Integer> ids = new LinkedHashSet<>(request.sampling().stopTokenIds());
+        for (int id : tokenization.singleTokenStops(request.stop())) {
+            ids.add(id);
+        }
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static void checkIds(String param, Collection<Integer> ids, int vocab, String model) {
+        for (int id : ids) {
+            if (id >= vocab) {
+                throw ApiError.invalid(param, "Invalid '" + param + "': token id " + id + " is outside the vocabulary of '"
+                        + model + "' [0, " + vocab + ").");
+            }
+        }
     }
 
     private static ApiError contextExceeded(String param, int context, int prompt, Integer output) {

@@ -2,6 +2,12 @@ package io.flotilla.gateway.generation;
 
 import io.flotilla.gateway.config.GatewayProperties;
 import io.flotilla.gateway.flow.FlowLimits;
+import io.flotilla.gateway.output.ModelOutput;
+import io.flotilla.gateway.reasoning.ReasoningParser;
+import io.flotilla.gateway.tokenize.ChatMlTemplate;
+import io.flotilla.gateway.toolcall.HermesToolParser;
+import io.flotilla.gateway.toolcall.ToolCallParser;
+import io.flotilla.gateway.toolcall.ToolCallParsers;
 import io.flotilla.gateway.tokenize.ModelTokenization;
 import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.flotilla.protocol.hash.BlockHasher;
@@ -11,8 +17,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Per-model settings resolved against what is built in: tokenizer, chat template, context limit,
- * flow-control limits and block identity. Tokenizers and templates are resolved at start-up by
+ * Per-model settings resolved against what is built in: tokenizer, chat template, output parsers,
+ * context limit, flow-control limits and block identity. Tokenizers and templates are resolved at start-up by
  * {@link ModelTokenizations}, so a typo or a broken model directory fails startup instead of requests.
  */
 public final class ModelProfiles {
@@ -20,10 +26,34 @@ public final class ModelProfiles {
     private final GatewayProperties properties;
     private final ModelTokenizations tokenizations;
     private final Map<String, BlockHasher> hashers = new ConcurrentHashMap<>();
+    private final Map<String, ModelOutput> outputs = new ConcurrentHashMap<>();
 
+    /** @throws IllegalStateException naming the model when a configured parser does not exist */
     public ModelProfiles(GatewayProperties properties, ModelTokenizations tokenizations) {
         this.properties = properties;
         this.tokenizations = tokenizations;
+        properties.models().keySet().forEach(this::output);
+    }
+
+    /**
+     * How {@code model}'s output is read: its tool-call parser (configured, else {@code hermes} for the
+     * built-in ChatML template, which renders tools in that format) and reasoning parser.
+     */
+    public ModelOutput output(String model) {
+        return outputs.computeIfAbsent(model, m -> {
+            GatewayProperties.Model config = properties.model(m);
+            ModelTokenization t = tokenization(m);
+            String tool = config.toolParser() != null ? config.toolParser()
+                    : t.template() instanceof ChatMlTemplate ? HermesToolParser.NAME : "none";
+            ToolCallParser toolParser = tool.equals("none") ? null : ToolCallParsers.named(tool).orElseThrow(() ->
+                    new IllegalStateException("model '" + m + "': unknown tool-parser '" + tool + "' (known: "
+                            + ToolCallParsers.names() + ", none)"));
+            String reasoning = config.reasoningParser();
+            ReasoningParser reasoningParser = reasoning == null || reasoning.equals("none") ? null
+                    : ReasoningParser.named(reasoning).orElseThrow(() -> new IllegalStateException("model '" + m
+                    + "': unknown reasoning-parser '" + reasoning + "' (known: " + ReasoningParser.names() + ", none)"));
+            return ModelOutput.of(t.tokenizer(), toolParser, reasoningParser);
+        });
     }
 
     public ModelTokenization tokenization(String model) {

@@ -3,9 +3,11 @@ package io.flotilla.gateway.generation;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.RoutingMode;
+import io.flotilla.protocol.v1.TokenLogprobs;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What happened to one request, in order. {@link RequestResult#apply} folds these into the request's
@@ -31,18 +33,31 @@ public sealed interface RequestEvent {
     }
 
     /**
-     * One worker chunk: newly generated token ids (maybe none) at {@code at}; {@code handoffUsed} as the
-     * chunk says; {@code cachedTokens} from its usage, or null when it had none.
+     * One worker chunk of choice {@code choice} (0 unless the request asked for n &gt; 1): newly generated
+     * token ids (maybe none) at {@code at}, with their log-probabilities when the request asked for them;
+     * {@code handoffUsed} as the chunk says; {@code cachedTokens} from its usage, or null when it had none.
      */
-    record Tokens(int[] ids, Instant at, boolean handoffUsed, Integer cachedTokens) implements Attempt {
+    record Tokens(int choice, int[] ids, List<TokenLogprobs> logprobs, Instant at, boolean handoffUsed,
+                  Integer cachedTokens) implements Attempt {
+
+        public Tokens(int[] ids, Instant at, boolean handoffUsed, Integer cachedTokens) {
+            this(0, ids, List.of(), at, handoffUsed, cachedTokens);
+        }
     }
 
     /** The worker's stream failed; the request moves on without {@code failedWorker}. */
     record Migrated(String failedWorker) implements Attempt {
     }
 
-    /** Generation ended normally: {@code LENGTH} (max tokens) or {@code STOP} (eos or a stop token). */
-    record Finished(FinishReason reason) implements Attempt {
+    /**
+     * Choice {@code choice} ended normally: {@code LENGTH} (max tokens) or {@code STOP} (eos, a stop token or
+     * a stop string); {@code last} when it was the attempt's last choice to end.
+     */
+    record Finished(int choice, FinishReason reason, boolean last) implements Attempt {
+
+        public Finished(FinishReason reason) {
+            this(0, reason, true);
+        }
     }
 
     /** The first byte of the response body is about to be written. */

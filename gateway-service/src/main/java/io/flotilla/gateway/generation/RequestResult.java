@@ -14,7 +14,7 @@ import java.util.List;
  * they were chosen, timings, usage and how the response went. A new event gives a new value; readers
  * on other threads see whole values only.
  *
- * @param generated           tokens generated so far, across workers
+ * @param generated           tokens generated so far, across workers (of every choice when n &gt; 1)
  * @param excluded            workers that failed this request, in order
  * @param worker              the worker serving it (or that last served it); empty before routing
  * @param firstWorker         the worker that produced the first token; empty before it
@@ -24,7 +24,7 @@ import java.util.List;
  * @param workerCachedTokens  the last worker's cached prompt tokens (from its usage)
  * @param handoffUsed         the last usage said the decode worker used the handoff
  * @param handoffSeen         some chunk said the decode worker continued from the handoff
- * @param attemptFinished     the current worker sent its last chunk
+ * @param attemptFinished     the current worker sent its last chunk (of every choice)
  * @param queueWait           time waited in flow control (every wait, after busy answers too), null before dispatch
  * @param finishReason        what the client was told the output ended with; null until then
  * @param streamedError       an error sent inside a started stream, or null
@@ -74,8 +74,8 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
             ex.add(m.failedWorker());
             b.excluded = List.copyOf(ex);
             b.migrations = migrations + 1;
-        } else if (event instanceof RequestEvent.Finished) {
-            b.attemptFinished = true;
+        } else if (event instanceof RequestEvent.Finished f) {
+            b.attemptFinished = f.last();
         } else if (event instanceof RequestEvent.ResponseStarted) {
             b.responseStarted = true;
         } else if (event instanceof RequestEvent.Responded r) {

@@ -24,6 +24,9 @@ import java.util.function.ToDoubleFunction;
  *       unavailable, error), and {@code flotilla_gateway_route_deadline_seconds}, the current deadline</li>
  *   <li>{@code flotilla_gateway_migrations_total{model}}, {@code flotilla_gateway_cached_tokens_total{model}}</li>
  *   <li>{@code flotilla_gateway_records_dropped_total}, {@code flotilla_gateway_records_failed_total}</li>
+ *   <li>{@code flotilla_gateway_tool_calls_total{model}}, {@code flotilla_gateway_tool_calls_malformed_total{model}}
+ *       (answers whose calls were not well formed and went out as content),
+ *       {@code flotilla_gateway_reasoning_tokens_total{model}}</li>
  * </ul>
  * The model tag only ever holds served model names (or {@code unknown}), so it stays bounded.
  */
@@ -71,6 +74,23 @@ public final class GatewayMetrics {
         Counter.builder("flotilla.gateway.cached.tokens")
                 .description("Prompt tokens served from a worker's KV cache")
                 .tag("model", model).register(registry).increment(tokens);
+    }
+
+    /** What the output parse found in one response. */
+    public void output(String model, int toolCalls, int malformedToolOutputs, int reasoningTokens) {
+        if (toolCalls > 0) {
+            Counter.builder("flotilla.gateway.tool.calls").description("Tool calls parsed from model output")
+                    .tag("model", model).register(registry).increment(toolCalls);
+        }
+        if (malformedToolOutputs > 0) {
+            Counter.builder("flotilla.gateway.tool.calls.malformed")
+                    .description("Answers whose tool calls were not well formed and were returned as plain content")
+                    .tag("model", model).register(registry).increment(malformedToolOutputs);
+        }
+        if (reasoningTokens > 0) {
+            Counter.builder("flotilla.gateway.reasoning.tokens").description("Generated tokens that were reasoning")
+                    .tag("model", model).register(registry).increment(reasoningTokens);
+        }
     }
 
     public void routed(String model, RoutingMode mode) {

@@ -13,18 +13,19 @@ import java.util.List;
  * @param messages     chat conversation
  * @param promptText   text prompt
  * @param promptTokens token-id prompt
- * @param maxTokens    output token limit; null when not given
+ * @param maxTokens    output token limit per choice; null when not given
  * @param stop         stop strings (empty when none)
- * @param temperature  sampling temperature in [0, 2]
- * @param topP         nucleus sampling mass in (0, 1]
- * @param seed         sampling seed; null when not given
- * @param ignoreEos    keep generating past end-of-sequence (vLLM extension)
+ * @param sampling     sampling parameters
+ * @param n            choices to generate (1 … 128)
  * @param user         end-user / tenant id; null when not given
  * @param stream       answer as server-sent events
  * @param includeUsage with {@code stream}: a last chunk with usage
+ * @param tools        tools and tool choice (chat; {@link ToolsRequest#NONE} otherwise)
+ * @param format       {@code response_format} (chat; text otherwise)
+ * @param logprobs     log-probabilities to return
  */
 public record CompletionRequest(CompletionKind kind, String model, List<ChatMessage> messages, String promptText,
-                                int[] promptTokens, Integer maxTokens, List<String> stop, double temperature,
-                                double topP, Long seed, boolean ignoreEos, String user, boolean stream,
-                                boolean includeUsage) {
+                                int[] promptTokens, Integer maxTokens, List<String> stop, SamplingRequest sampling, int n,
+                                String user, boolean stream, boolean includeUsage, ToolsRequest tools, OutputFormat format,
+                                LogprobsRequest logprobs) {
 }

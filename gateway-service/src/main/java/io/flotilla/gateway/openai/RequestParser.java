@@ -5,46 +5,40 @@ import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Validates the JSON body of {@code /v1/chat/completions} and {@code /v1/completions} into a
  * {@link CompletionRequest}. Strict: unknown parameters, wrong types, out-of-range values and
- * parameters of unsupported features are 400s naming the parameter. Model existence, tokenization
- * and the context limit are checked later, per model. Stateless.
+ * parameters of unsupported features are 400s naming the parameter; {@link RequestFields} lists what
+ * is accepted and where it goes. Model existence, tokenization, the context limit and whether the
+ * model's engines can honour each sampling parameter are checked later, per model. Stateless.
  */
 public final class RequestParser {
 
     /** Most stop strings per request. */
     public static final int MAX_STOP_STRINGS = 16;
-
-    private static final Set<String> COMMON = Set.of("model", "max_tokens", "stop", "temperature", "top_p", "seed",
-            "n", "stream", "stream_options", "ignore_eos", "user");
-    private static final Set<String> CHAT_ONLY = Set.of("messages", "max_completion_tokens");
-    private static final Set<String> TEXT_ONLY = Set.of("prompt");
+    /** Most choices per request. */
+    public static final int MAX_N = 128;
+    /** Most top_logprobs alternatives a request may ask for (OpenAI's limit). */
+    public static final int MAX_TOP_LOGPROBS = 20;
 
     public CompletionRequest parse(CompletionKind kind, JsonNode body) {
         if (body == null || !body.isObject()) {
             throw ApiError.invalid(null, "The request body must be a JSON object.");
         }
-        List<UnsupportedParams.Rule> unsupported = kind == CompletionKind.CHAT ? UnsupportedParams.CHAT : UnsupportedParams.TEXT;
-        Set<String> own = kind == CompletionKind.CHAT ? CHAT_ONLY : TEXT_ONLY;
         for (String key : body.propertyNames()) {
-            if (!COMMON.contains(key) && !own.contains(key) && !UnsupportedParams.known(unsupported, key)) {
+            if (!RequestFields.accepted(kind, key)) {
                 throw ApiError.invalid(key, "Unrecognized request argument supplied: " + key);
             }
         }
-        UnsupportedParams.check(body, unsupported);
+        UnsupportedParams.check(body, kind == CompletionKind.CHAT ? UnsupportedParams.CHAT : UnsupportedParams.TEXT);
         JsonParams p = new JsonParams(body, "");
 
         String model = p.string("model");
         if (model != null && model.isBlank()) {
             throw ApiError.invalid("model", "Invalid 'model': must not be empty.");
         }
-        Long n = p.integer("n", 1, 128);
-        if (n != null && n > 1) {
-            throw ApiError.unsupported("n", "Unsupported parameter 'n': n > 1 is not supported; send one request per choice.");
-        }
+        Long n = p.integer("n", 1, MAX_N);
         Long maxTokens = p.integer("max_tokens", 1, Integer.MAX_VALUE);
         if (kind == CompletionKind.CHAT) {
             Long maxCompletion = p.integer("max_completion_tokens", 1, Integer.MAX_VALUE);
@@ -53,19 +47,27 @@ public final class RequestParser {
             }
         }
         List<String> stop = stop(p);
-        Double temperature = p.number("temperature", 0, false, 2);
-        Double topP = p.number("top_p", 0, true, 1);
-        Long seed = p.integer("seed", Long.MIN_VALUE, Long.MAX_VALUE);
+        SamplingRequest sampling = SamplingParser.parse(p);
         boolean stream = Boolean.TRUE.equals(p.bool("stream"));
         boolean includeUsage = streamOptions(p, stream);
-        boolean ignoreEos = Boolean.TRUE.equals(p.bool("ignore_eos"));
         String user = p.string("user");
 
         List<ChatMessage> messages = null;
         String promptText = null;
         int[] promptTokens = null;
+        ToolsRequest tools = ToolsRequest.NONE;
+        OutputFormat format = OutputFormat.TEXT;
+        LogprobsRequest logprobs;
         if (kind == CompletionKind.CHAT) {
             messages = MessagesParser.parse(p);
+            tools = ToolsParser.tools(p);
+            format = ToolsParser.responseFormat(p);
+            if (tools.forced() && format.kind() != OutputFormat.Kind.TEXT) {
+                throw ApiError.invalid("response_format", "Invalid 'response_format': it cannot be combined with "
+                        + "tool_choice '" + (tools.choice() == ToolsRequest.Choice.REQUIRED ? "required" : "function")
+                        + "', which constrains the answer itself.");
+            }
+            logprobs = chatLogprobs(p);
         } else {
             JsonNode prompt = p.node("prompt");
             if (prompt != null && prompt.isString()) {
@@ -73,11 +75,23 @@ public final class RequestParser {
             } else {
                 promptTokens = promptTokens(p, prompt);
             }
+            Long top = p.integer("logprobs", 0, MAX_TOP_LOGPROBS);
+            logprobs = top == null ? LogprobsRequest.OFF : new LogprobsRequest(true, top.intValue());
         }
         return new CompletionRequest(kind, model, messages, promptText, promptTokens,
-                maxTokens == null ? null : maxTokens.intValue(), stop,
-                temperature == null ? 1.0 : temperature, topP == null ? 1.0 : topP, seed, ignoreEos, user,
-                stream, includeUsage);
+                maxTokens == null ? null : maxTokens.intValue(), stop, sampling, n == null ? 1 : n.intValue(), user,
+                stream, includeUsage, tools, format, logprobs);
+    }
+
+    /** {@code logprobs: true} with {@code top_logprobs} (which needs it). */
+    private static LogprobsRequest chatLogprobs(JsonParams p) {
+        boolean on = Boolean.TRUE.equals(p.bool("logprobs"));
+        Long top = p.integer("top_logprobs", 0, MAX_TOP_LOGPROBS);
+        if (top != null && !on) {
+            throw ApiError.invalid("top_logprobs", "Invalid 'top_logprobs': 'logprobs' must be set to true when "
+                    + "'top_logprobs' is used.");
+        }
+        return on ? new LogprobsRequest(true, top == null ? 0 : top.intValue()) : LogprobsRequest.OFF;
     }
 
     private static List<String> stop(JsonParams p) {

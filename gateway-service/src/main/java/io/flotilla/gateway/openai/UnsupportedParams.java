@@ -7,8 +7,8 @@ import java.util.function.Predicate;
 
 /**
  * OpenAI parameters this server knows but does not implement. Each is accepted only with a value that
- * changes nothing (its default, e.g. {@code n: 1}, {@code logprobs: false}, {@code tools: []});
- * anything else is a 400 naming the parameter, never silently ignored.
+ * changes nothing (its default, e.g. {@code echo: false}, {@code functions: []}); anything else is a 400
+ * naming the parameter, never silently ignored.
  */
 final class UnsupportedParams {
 
@@ -23,34 +23,22 @@ final class UnsupportedParams {
     private static final Predicate<JsonNode> NEVER = n -> false;
     private static final Predicate<JsonNode> FALSE = n -> n.isBoolean() && !n.booleanValue();
     private static final Predicate<JsonNode> EMPTY = n -> (n.isArray() || n.isObject()) && n.isEmpty();
-    private static final Predicate<JsonNode> ZERO = n -> n.isNumber() && n.doubleValue() == 0;
     private static final Predicate<JsonNode> ONE = n -> n.isNumber() && n.doubleValue() == 1;
-    private static final Predicate<JsonNode> ANY_BOOLEAN = JsonNode::isBoolean;
     private static final Predicate<JsonNode> NONE_CHOICE = n -> n.isString() && n.stringValue().equals("none");
     private static final Predicate<JsonNode> EMPTY_STRING = n -> n.isString() && n.stringValue().isEmpty();
-    private static final Predicate<JsonNode> TEXT_FORMAT = n -> n.isObject() && n.size() == 1
-            && n.path("type").isString() && n.path("type").stringValue().equals("text");
     private static final Predicate<JsonNode> TEXT_MODALITY = n -> n.isArray() && n.size() == 1
             && n.get(0).isString() && n.get(0).stringValue().equals("text");
     private static final Predicate<JsonNode> DEFAULT_TIER = n -> n.isString()
             && (n.stringValue().equals("auto") || n.stringValue().equals("default"));
 
     static final List<Rule> CHAT = List.of(
-            new Rule("logprobs", FALSE, "log probabilities are not supported"),
-            new Rule("top_logprobs", NEVER, "log probabilities are not supported"),
-            new Rule("tools", EMPTY, "tools (function calling) are not supported"),
-            new Rule("tool_choice", NONE_CHOICE, "tools (function calling) are not supported"),
-            new Rule("parallel_tool_calls", ANY_BOOLEAN, "tools (function calling) are not supported"),
-            new Rule("functions", EMPTY, "functions (function calling) are not supported"),
-            new Rule("function_call", NONE_CHOICE, "functions (function calling) are not supported"),
-            new Rule("response_format", TEXT_FORMAT, "only the 'text' response format is supported"),
-            new Rule("logit_bias", EMPTY, "logit bias is not supported"),
-            new Rule("presence_penalty", ZERO, "presence penalty is not supported"),
-            new Rule("frequency_penalty", ZERO, "frequency penalty is not supported"),
+            new Rule("functions", EMPTY, "the deprecated functions API is not supported; use tools"),
+            new Rule("function_call", NONE_CHOICE, "the deprecated functions API is not supported; use tool_choice"),
             new Rule("modalities", TEXT_MODALITY, "only text output is supported"),
             new Rule("audio", NEVER, "audio output is not supported"),
             new Rule("prediction", NEVER, "predicted outputs are not supported"),
-            new Rule("reasoning_effort", NEVER, "reasoning effort is not supported"),
+            new Rule("reasoning_effort", NEVER, "reasoning effort is not supported (reasoning models think as their "
+                    + "template tells them)"),
             new Rule("verbosity", NEVER, "verbosity is not supported"),
             new Rule("web_search_options", NEVER, "web search is not supported"),
             new Rule("store", FALSE, "stored completions are not supported"),
@@ -60,13 +48,9 @@ final class UnsupportedParams {
             new Rule("safety_identifier", NEVER, "safety identifiers are not supported; use 'user'"));
 
     static final List<Rule> TEXT = List.of(
-            new Rule("logprobs", ZERO, "log probabilities are not supported"),
             new Rule("echo", FALSE, "echo is not supported"),
             new Rule("suffix", EMPTY_STRING, "suffix (insertion) is not supported"),
-            new Rule("best_of", ONE, "best_of > 1 is not supported"),
-            new Rule("logit_bias", EMPTY, "logit bias is not supported"),
-            new Rule("presence_penalty", ZERO, "presence penalty is not supported"),
-            new Rule("frequency_penalty", ZERO, "frequency penalty is not supported"));
+            new Rule("best_of", ONE, "best_of > 1 is not supported; use n"));
 
     private UnsupportedParams() {
     }

@@ -5,7 +5,8 @@ import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.tree.Node;
-import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.gateway.jinja.HfJinjaEnvironment;
+import io.flotilla.gateway.jinja.JsonValues;
 
 import java.time.Clock;
 import java.time.ZonedDateTime;
@@ -18,16 +19,19 @@ import java.util.stream.Collectors;
 
 /**
  * A model's own chat template (Jinja, from {@code tokenizer_config.json} or {@code chat_template.jinja}),
- * rendered as transformers' {@code apply_chat_template(messages, add_generation_prompt=True)} and vLLM
- * render it: the variables are {@code messages} (maps of {@code role}, {@code content} and, when given,
- * {@code name}), {@code add_generation_prompt = true} and the tokenizer's special tokens
- * ({@code bos_token}, {@code eos_token}, …). The prompt usually starts with the BOS token the template
- * writes, so it is tokenized without adding special tokens again. The {@code developer} role is passed
- * as {@code system}, which is what model templates know.
+ * rendered as transformers' {@code apply_chat_template(messages, tools=tools, add_generation_prompt=True)}
+ * and vLLM render it: the variables are {@code messages} (maps of {@code role}, {@code content} and,
+ * when given, {@code name}, {@code tool_calls} — {@code [{id, type: "function", function: {name,
+ * arguments}}]} with the arguments parsed from JSON, as vLLM passes them —, {@code tool_call_id} and
+ * {@code reasoning_content}), {@code tools} (only when the request has tools: transformers' JSON schemas,
+ * OpenAI's {@code {"type": "function", "function": {…}}}), {@code add_generation_prompt = true} and the
+ * tokenizer's special tokens ({@code bos_token}, {@code eos_token}, …). The prompt usually starts with
+ * the BOS token the template writes, so it is tokenized without adding special tokens again. The
+ * {@code developer} role is passed as {@code system}, which is what model templates know.
  *
  * <p>The template is parsed once; {@link #render} is thread-safe. A template that refuses a
- * conversation with {@code raise_exception} (say, roles that do not alternate) is a 400 naming
- * {@code messages}; any other render failure is a server error.
+ * conversation with {@code raise_exception} (say, roles that do not alternate) throws
+ * {@link TemplateRejectedException}; any other render failure is an {@link IllegalStateException}.
  */
 public final class JinjaChatTemplate implements ChatTemplate {
 
@@ -62,7 +66,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
         Node root;
         JinjavaInterpreter.pushCurrent(parser);
         try {
-            root = parser.parse(source);
+            root = parser.parse(HfJinjaEnvironment.pythonPrecedence(source));
         } finally {
             JinjavaInterpreter.popCurrent();
         }
@@ -73,7 +77,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
         JinjaChatTemplate template = new JinjaChatTemplate(id, jinjava, root, Map.copyOf(specialTokens), clock);
         try {
             template.render(PROBE);
-        } catch (ApiError | IllegalStateException e) {
+        } catch (TemplateRejectedException | IllegalStateException e) {
             throw new IllegalArgumentException("chat template " + id + " cannot render a single user message: "
                     + e.getMessage(), e);
         }
@@ -86,12 +90,15 @@ public final class JinjaChatTemplate implements ChatTemplate {
     }
 
     @Override
-    public String render(List<ChatMessage> messages) {
+    public String render(List<ChatMessage> messages, List<Map<String, Object>> tools) {
         JinjavaInterpreter interpreter = jinjava.newInterpreter();
         Context context = interpreter.getContext();
         AtomicReference<String> raised = new AtomicReference<>();
         context.putAll(specialTokens);
         context.put("messages", asMaps(messages));
+        if (!tools.isEmpty()) {
+            context.put("tools", tools);
+        }
         context.put("add_generation_prompt", true);
         context.put("strftime_now", "strftime_now"); // so that `strftime_now is defined`, as in transformers
         context.put(HfJinjaEnvironment.NOW, ZonedDateTime.now(clock));
@@ -104,7 +111,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
             JinjavaInterpreter.popCurrent();
         }
         if (raised.get() != null) {
-            throw ApiError.invalid("messages", "The model's chat template rejected the conversation: " + raised.get());
+            throw new TemplateRejectedException("The model's chat template rejected the conversation: " + raised.get());
         }
         List<TemplateError> errors = fatal(interpreter.getErrorsCopy());
         if (!errors.isEmpty()) {
@@ -121,6 +128,26 @@ public final class JinjaChatTemplate implements ChatTemplate {
             map.put("content", m.content());
             if (m.name() != null && !m.name().isEmpty()) {
                 map.put("name", m.name());
+            }
+            if (!m.toolCalls().isEmpty()) {
+                List<Map<String, Object>> calls = new ArrayList<>();
+                for (ChatMessage.ToolCall c : m.toolCalls()) {
+                    Map<String, Object> function = new LinkedHashMap<>();
+                    function.put("name", c.name());
+                    function.put("arguments", JsonValues.parseOrKeep(c.arguments()));
+                    Map<String, Object> call = new LinkedHashMap<>();
+                    call.put("id", c.id());
+                    call.put("type", "function");
+                    call.put("function", function);
+                    calls.add(call);
+                }
+                map.put("tool_calls", calls);
+            }
+            if (m.toolCallId() != null) {
+                map.put("tool_call_id", m.toolCallId());
+            }
+            if (m.reasoningContent() != null) {
+                map.put("reasoning_content", m.reasoningContent());
             }
             maps.add(map);
         }

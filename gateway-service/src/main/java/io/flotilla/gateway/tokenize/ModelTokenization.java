@@ -3,6 +3,7 @@ package io.flotilla.gateway.tokenize;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -13,9 +14,18 @@ import java.util.Set;
  */
 public record ModelTokenization(Tokenizer tokenizer, ChatTemplate template) {
 
-    /** Prompt token ids of a conversation: the rendered template, encoded without adding special tokens. */
+    /**
+     * Prompt token ids of a conversation: the rendered template, encoded without adding special tokens.
+     *
+     * @param tools the tools the model may call (see {@link ChatTemplate#render}); empty for none
+     * @throws TemplateRejectedException when the template refuses the conversation
+     */
+    public int[] chatPrompt(List<ChatMessage> messages, List<Map<String, Object>> tools) {
+        return tokenizer.encode(template.render(messages, tools));
+    }
+
     public int[] chatPrompt(List<ChatMessage> messages) {
-        return tokenizer.encode(template.render(messages));
+        return chatPrompt(messages, List.of());
     }
 
     /** Prompt token ids of a text completion, with the special tokens the tokenizer adds (e.g. BOS). */

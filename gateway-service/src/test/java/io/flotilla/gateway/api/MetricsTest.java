@@ -26,6 +26,16 @@ class MetricsTest extends GatewayTestBase {
         web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"messages\":[]}")
                 .exchange().expectStatus().isBadRequest();
+        String tools = ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]";
+        cluster.workerB.behave(FakeWorker.Behaviour.NORMAL);
+        cluster.workerA.behave(FakeWorker.Behaviour.NORMAL);
+        for (String reply : new String[] {"<think>hm</think>ok <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
+                "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": }\n</tool_call>"}) {
+            cluster.workerA.reply(reply);
+            web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]" + tools + "}")
+                    .exchange().expectStatus().isOk();
+        }
 
         String scrape = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + managementPort).build()
                 .get().uri("/actuator/prometheus").exchange()
@@ -41,6 +51,9 @@ class MetricsTest extends GatewayTestBase {
                 .containsPattern("flotilla_gateway_migrations_total\\{[^}]*model=\"flotilla-sim\"")
                 .containsPattern("flotilla_gateway_cached_tokens_total\\{[^}]*model=\"flotilla-sim\"")
                 .contains("flotilla_gateway_records_dropped_total")
-                .contains("flotilla_gateway_records_failed_total");
+                .contains("flotilla_gateway_records_failed_total")
+                .containsPattern("flotilla_gateway_tool_calls_total\\{[^}]*model=\"flotilla-sim\"")
+                .containsPattern("flotilla_gateway_tool_calls_malformed_total\\{[^}]*model=\"flotilla-sim\"")
+                .containsPattern("flotilla_gateway_reasoning_tokens_total\\{[^}]*model=\"flotilla-sim\"");
     }
 }

@@ -14,7 +14,7 @@ class ModelsEndpointTest extends GatewayTestBase {
                 .expectStatus().isOk()
                 .expectBody()
                 .jsonPath("$.object").isEqualTo("list")
-                .jsonPath("$.data[*].id").value(contains("flotilla-sim", "queue-model", "tight-model", "tiny-model"))
+                .jsonPath("$.data[*].id").value(contains("flotilla-sim", "plain-model", "queue-model", "tight-model", "tiny-model"))
                 .jsonPath("$.data[0].object").isEqualTo("model")
                 .jsonPath("$.data[0].owned_by").isEqualTo("flotilla")
                 .jsonPath("$.data[0].created").isNumber();

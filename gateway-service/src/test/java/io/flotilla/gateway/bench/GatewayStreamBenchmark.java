@@ -44,11 +44,18 @@ import static io.flotilla.gateway.bench.TtftSampling.pct;
  * Arguments: TTFT samples at concurrency 1, streams for the throughput run, tokens per stream,
  * throughput rounds (default 3; each sends two requests per stream), warm-up requests before the TTFT
  * samples (default 5,000, each sent both ways: the added TTFT is 3 ms after 300 and under 1 ms after
- * 5,000 — the request path's code must be JIT-compiled before it is measured).
+ * 5,000 — the request path's code must be JIT-compiled before it is measured), and the request kind:
+ * {@code completions} (default: token-id prompts on {@code /v1/completions}), {@code chat} (the same
+ * prompt as text on {@code /v1/chat/completions}) or {@code chat-parsed} (chat with a tool and the
+ * {@code qwen3} reasoning parser: every streamed token goes through the reasoning split and the
+ * hermes tool-call parse).
  */
 public final class GatewayStreamBenchmark {
 
     private static final AtomicLong IDS = new AtomicLong();
+    private static final String TOOL = "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"
+            + "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}";
+    private static String kind = "completions";
     private static final Pattern COMPLETION_TOKENS = Pattern.compile("\"completion_tokens\":(\\d+)");
 
     public static void main(String[] args) throws Exception {
@@ -57,12 +64,18 @@ public final class GatewayStreamBenchmark {
         int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 512;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         int warmup = args.length > 4 ? Integer.parseInt(args[4]) : 5000;
+        kind = args.length > 5 ? args[5] : "completions";
+        if (!List.of("completions", "chat", "chat-parsed").contains(kind)) {
+            throw new IllegalArgumentException("request kind must be completions, chat or chat-parsed, not " + kind);
+        }
         FakeCluster cluster = FakeCluster.get();
         ConfigurableApplicationContext app = SpringApplication.run(GatewayApplication.class,
                 "--server.port=0", "--management.server.port=0", "--logging.level.root=WARN",
                 "--flotilla.gateway.router-address=" + cluster.routerAddress(),
                 "--flotilla.gateway.records.enabled=false",
+                "--flotilla.gateway.models.flotilla-sim.reasoning-parser=" + (kind.equals("chat-parsed") ? "qwen3" : "none"),
                 "--flotilla.gateway.flow.max-in-flight=" + Math.max(256, streams));
+        System.out.println("request kind: " + kind);
         int port = ((WebServerApplicationContext) app).getWebServer().getPort();
         String worker = cluster.decisionFor(cluster.workerA).getWorkerEndpoint();
         ManagedChannel direct = NettyChannelBuilder.forTarget(worker).usePlaintext().build();
@@ -147,15 +160,27 @@ public final class GatewayStreamBenchmark {
     private static double[] stream(int port, int maxTokens) throws Exception {
         StringBuilder body = new StringBuilder("{\"model\":\"flotilla-sim\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
                 + "\"ignore_eos\":true,\"max_tokens\":")
-                .append(maxTokens).append(",\"prompt\":[");
+                .append(maxTokens);
         int[] p = prompt();
-        for (int i = 0; i < p.length; i++) {
-            body.append(i == 0 ? "" : ",").append(p[i]);
+        boolean chat = !kind.equals("completions");
+        if (chat) {
+            body.append(",\"messages\":[{\"role\":\"user\",\"content\":\"")
+                    .append(FakeCluster.decode(p).replace("\\", "\\\\").replace("\"", "\\\"")
+                            .replaceAll("[\\x00-\\x1f]", " ")).append("\"}]");
+            if (kind.equals("chat-parsed")) {
+                body.append(",\"tools\":[").append(TOOL).append("]");
+            }
+            body.append("}");
+        } else {
+            body.append(",\"prompt\":[");
+            for (int i = 0; i < p.length; i++) {
+                body.append(i == 0 ? "" : ",").append(p[i]);
+            }
+            body.append("]}");
         }
-        body.append("]}");
         byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] head = ("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] head = ("POST " + (chat ? "/v1/chat/completions" : "/v1/completions") + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         double ttft = -1;
         long completion = 0;
         long t0 = System.nanoTime();
@@ -176,8 +201,8 @@ public final class GatewayStreamBenchmark {
             }
             String line;
             while ((line = in.next()) != null) {
-                if (ttft < 0 && line.startsWith("data: {") && line.contains("\"text\":\"")
-                        && !line.contains("\"text\":\"\"")) {
+                String field = chat ? "\"content\":\"" : "\"text\":\"";
+                if (ttft < 0 && line.startsWith("data: {") && line.contains(field) && !line.contains(field + "\"")) {
                     ttft = (System.nanoTime() - t0) / 1e6;
                 }
                 Matcher m = COMPLETION_TOKENS.matcher(line);

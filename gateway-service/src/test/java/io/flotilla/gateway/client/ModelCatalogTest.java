@@ -2,6 +2,8 @@ package io.flotilla.gateway.client;
 
 import io.flotilla.gateway.fakes.FakeCluster;
 import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.protocol.v1.EngineCapabilities;
+import io.flotilla.protocol.v1.SamplingFeature;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import org.junit.jupiter.api.Test;
@@ -45,13 +47,28 @@ class ModelCatalogTest {
             ModelCatalog catalog = new ModelCatalog(FakeCluster.routerClient(channel),
                     new MovableClock(), Duration.ofSeconds(1));
             assertThat(catalog.models().block()).extracting(ServedModel::name)
-                    .containsExactly("flotilla-sim", "queue-model", "tight-model", "tiny-model");
-            assertThat(catalog.require("flotilla-sim").block()).isEqualTo(new ServedModel("flotilla-sim", 16, 2));
+                    .containsExactly("flotilla-sim", "plain-model", "queue-model", "tight-model", "tiny-model");
+            assertThat(catalog.require("flotilla-sim").block()).isEqualTo(new ServedModel("flotilla-sim", 16, 2,
+                    "", "", "", "", FakeCluster.CAPABILITIES));
             assertThatThrownBy(() -> catalog.require("ghost-model").block())
                     .isInstanceOfSatisfying(ApiError.class, e -> assertThat(e.code()).isEqualTo("model_not_found"));
         } finally {
             channel.shutdownNow();
         }
+    }
+
+    @Test
+    void aModelHonoursWhatEveryOneOfItsWorkersHonours() {
+        EngineCapabilities sim = EngineCapabilities.newBuilder().addFeatures(SamplingFeature.SAMPLING_FEATURE_TOP_P)
+                .addFeatures(SamplingFeature.SAMPLING_FEATURE_JSON_SCHEMA).addFeatures(SamplingFeature.SAMPLING_FEATURE_LOGPROBS)
+                .setMaxTopLogprobs(20).build();
+        EngineCapabilities older = EngineCapabilities.newBuilder().addFeatures(SamplingFeature.SAMPLING_FEATURE_LOGPROBS)
+                .addFeatures(SamplingFeature.SAMPLING_FEATURE_TOP_P).setMaxTopLogprobs(5).build();
+        assertThat(ModelCatalog.common(sim, older)).isEqualTo(EngineCapabilities.newBuilder()
+                .addFeatures(SamplingFeature.SAMPLING_FEATURE_TOP_P).addFeatures(SamplingFeature.SAMPLING_FEATURE_LOGPROBS)
+                .setMaxTopLogprobs(5).build());
+        assertThat(ModelCatalog.common(sim, EngineCapabilities.getDefaultInstance()))
+                .as("a worker that advertises nothing honours nothing").isEqualTo(EngineCapabilities.getDefaultInstance());
     }
 
     @Test

@@ -3,7 +3,9 @@ package io.flotilla.gateway.fakes;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.IncrementalDetokenizer;
 import io.flotilla.protocol.grpc.GrpcEndpoint;
+import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.RouteDecision;
+import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -22,7 +24,8 @@ import java.util.function.Function;
  *   <li>{@code worker-a}, {@code worker-b}: aggregated workers of {@code flotilla-sim} (block size 16)</li>
  *   <li>{@code worker-p}: a prefill worker of {@code flotilla-sim}</li>
  *   <li>models {@code tiny-model}, {@code queue-model}, {@code tight-model} are also "served" by
- *       worker-a; {@code ghost-model} only by a worker that is not routable</li>
+ *       worker-a; {@code ghost-model} only by a worker that is not routable; {@code plain-model} by
+ *       worker-a advertising no sampling capabilities (and, in the tests' configuration, no tool parser)</li>
  * </ul>
  * The default decision routes every request to worker-a, or to worker-b when worker-a is excluded,
  * and answers "no worker" when both are.
@@ -69,6 +72,8 @@ public final class FakeCluster {
                 worker("worker-a", "tiny-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
                 worker("worker-a", "queue-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
                 worker("worker-a", "tight-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
+                worker("worker-a", "plain-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true)
+                        .toBuilder().clearCapabilities().build(),
                 worker("worker-x", "ghost-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, false)),
                 defaultDecision());
         routerEndpoint = new GrpcEndpoint("fake-router", "127.0.0.1", 0, List.of(router)).start();
@@ -77,8 +82,16 @@ public final class FakeCluster {
     private static WorkerInfo worker(String id, String model, WorkerRole role, GrpcEndpoint endpoint, boolean routable) {
         return WorkerInfo.newBuilder().setWorkerId(id).setModel(model).setRole(role)
                 .setState(WorkerState.WORKER_STATE_READY).setEndpoint(address(endpoint)).setBlockSize(16)
-                .setRoutable(routable).build();
+                .setRoutable(routable).setCapabilities(CAPABILITIES).build();
     }
+
+    /** The fake workers honour every sampling feature (they record what they were asked; see FakeWorker). */
+    public static final EngineCapabilities CAPABILITIES = EngineCapabilities.newBuilder()
+            .addAllFeatures(java.util.Arrays.stream(SamplingFeature.values())
+                    .filter(f -> f != SamplingFeature.SAMPLING_FEATURE_UNSPECIFIED && f != SamplingFeature.UNRECOGNIZED)
+                    .toList())
+            .setMaxTopLogprobs(20)
+            .build();
 
     private static String address(GrpcEndpoint endpoint) {
         return "127.0.0.1:" + endpoint.port();

@@ -6,6 +6,7 @@ import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
+import io.flotilla.protocol.v1.TokenLogprobs;
 import io.flotilla.protocol.v1.Usage;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.grpc.Status;
@@ -19,8 +20,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * WorkerService for tests. Generate streams one token per chunk from a fixed script: the k-th token
  * of a request (counted across workers, so a migrated request continues where it stopped) is
- * {@code script[k mod script.length]}; it stops at max_tokens (LENGTH) or after emitting a stop token
- * id (STOP). A {@link Behaviour} makes it fail with a status or hold the stream open after n tokens.
+ * {@code script[k mod script.length]} (choice i of an n > 1 request starts i tokens further); it stops at
+ * max_tokens (LENGTH) or after emitting a stop token id (STOP). {@link #reply} makes it answer a fixed
+ * text instead. With {@code logprobs} every token carries {@link #logprobs}. A {@link Behaviour} makes it
+ * fail with a status or hold the stream open after n tokens.
  */
 public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
 
@@ -66,6 +69,8 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
     /** Prompt length of each request's first Generate, shared by every fake worker of the cluster. */
     private final Map<String, Integer> basePrompt;
     private volatile Behaviour behaviour = Behaviour.NORMAL;
+    /** When set: the reply to a request (given its decoded prompt and itself), or null for the script. */
+    private volatile java.util.function.BiFunction<String, GenerateRequest, String> replies;
     public final List<GenerateRequest> generates = new CopyOnWriteArrayList<>();
     public final List<PrefillRequest> prefills = new CopyOnWriteArrayList<>();
     public final List<String> held = new CopyOnWriteArrayList<>();
@@ -85,7 +90,31 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
         this.behaviour = behaviour;
     }
 
+    /** Answers every request with {@code text} (cl100k_base tokens), then STOP; null goes back to the script. */
+    public void reply(String text) {
+        this.replies = text == null ? null : (prompt, request) -> text;
+    }
+
+    /**
+     * Answers each request with what {@code replies} says for its decoded prompt (and the request: its
+     * sampling, its structured output), then STOP; a null answer falls back to the script.
+     */
+    public void replyBy(java.util.function.BiFunction<String, GenerateRequest, String> replies) {
+        this.replies = replies;
+    }
+
+    private int[] scripted(GenerateRequest request) {
+        var r = replies;
+        if (r == null) {
+            return null;
+        }
+        String text = r.apply(FakeCluster.decode(request.getTokenIdsList().stream().mapToInt(Integer::intValue).toArray()),
+                request);
+        return text == null ? null : FakeCluster.TOKENIZER.encode(text);
+    }
+
     public void clearRecords() {
+        replies = null;
         generates.clear();
         prefills.clear();
         held.clear();
@@ -102,34 +131,66 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
         int offset = request.getTokenIdsCount() - base;
         int max = request.getStop().getMaxTokens();
         List<Integer> stops = request.getStop().getStopTokenIdsList();
-        for (int k = 0; k < max; k++) {
-            if (k == b.failAfter()) {
+        int[] scripted = scripted(request);
+        int choices = Math.max(1, request.getN());
+        for (int choice = 0; choice < choices; choice++) {
+            int[] tokens = scripted != null ? scripted : script;
+            boolean ended = false;
+            for (int k = 0; k < max && !ended; k++) {
+                if (k == b.failAfter()) {
+                    observer.onError(b.failStatus().withDescription(id + " failed on purpose").asRuntimeException());
+                    return;
+                }
+                if (k == b.holdAfter()) {
+                    held.add(request.getRequestId());
+                    return; // the stream stays open until the client cancels
+                }
+                if (scripted != null && k == scripted.length) {
+                    finish(request, observer, FinishReason.FINISH_REASON_STOP, k, b, choice);
+                    ended = true;
+                    continue;
+                }
+                int token = scripted != null ? scripted[k] : tokens[(offset + k + choice) % tokens.length];
+                GenerateChunk.Builder chunk = GenerateChunk.newBuilder().setWorkerId(id).addTokenIds(token).setChoice(choice)
+                        .setHandoffUsed(request.hasHandoff() && !b.refusesHandoff());
+                if (request.getSampling().getLogprobs()) {
+                    chunk.addLogprobs(logprobs(token, request.getSampling().getTopLogprobs()));
+                }
+                observer.onNext(chunk.build());
+                if (stops.contains(token)) {
+                    finish(request, observer, FinishReason.FINISH_REASON_STOP, k + 1, b, choice);
+                    ended = true;
+                }
+            }
+            if (ended) {
+                continue;
+            }
+            if (b.failAfter() == max) { // every token sent, then the worker dies before its last chunk
                 observer.onError(b.failStatus().withDescription(id + " failed on purpose").asRuntimeException());
                 return;
             }
-            if (k == b.holdAfter()) {
-                held.add(request.getRequestId());
-                return; // the stream stays open until the client cancels
-            }
-            int token = script[(offset + k) % script.length];
-            observer.onNext(GenerateChunk.newBuilder().setWorkerId(id).addTokenIds(token)
-                    .setHandoffUsed(request.hasHandoff() && !b.refusesHandoff()).build());
-            if (stops.contains(token)) {
-                finish(request, observer, FinishReason.FINISH_REASON_STOP, k + 1, b);
-                return;
-            }
+            finish(request, observer, FinishReason.FINISH_REASON_LENGTH, max, b, choice);
         }
-        if (b.failAfter() == max) { // every token sent, then the worker dies before its last chunk
-            observer.onError(b.failStatus().withDescription(id + " failed on purpose").asRuntimeException());
-            return;
+        observer.onCompleted();
+    }
+
+    /**
+     * The fake's distribution: the token at -0.25, then alternatives {@code token + 1, token + 2, …} at -1.5, -2.5, …
+     * (the token itself first among them).
+     */
+    public static TokenLogprobs logprobs(int token, int top) {
+        TokenLogprobs.Builder b = TokenLogprobs.newBuilder().setLogprob(-0.25f);
+        for (int i = 0; i < top; i++) {
+            b.addTopTokenIds(i == 0 ? token : token + i).addTopLogprobs(i == 0 ? -0.25f : -0.5f - i);
         }
-        finish(request, observer, FinishReason.FINISH_REASON_LENGTH, max, b);
+        return b.build();
     }
 
     private void finish(GenerateRequest request, StreamObserver<GenerateChunk> observer, FinishReason reason,
-                        int generated, Behaviour b) {
+                        int generated, Behaviour b, int choice) {
         observer.onNext(GenerateChunk.newBuilder()
                 .setWorkerId(id)
+                .setChoice(choice)
                 .setFinishReason(reason)
                 .setHandoffUsed(request.hasHandoff() && !b.refusesHandoff())
                 .setHandoffRefusedReason(request.hasHandoff() && b.refusesHandoff() ? "handoff refused (kv_layout)" : "")
@@ -138,7 +199,6 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
                         .setCachedTokens(b.cachedTokens())
                         .setCompletionTokens(generated))
                 .build());
-        observer.onCompleted();
     }
 
     @Override

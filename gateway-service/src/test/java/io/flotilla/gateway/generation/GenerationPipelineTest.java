@@ -14,6 +14,7 @@ import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.protocol.v1.SamplingParams;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -69,9 +70,10 @@ class GenerationPipelineTest {
     }
 
     private static GenerationJob job(String id, int maxTokens) {
-        return new GenerationJob(id, "flotilla-sim", "t", new int[]{1, 2, 3}, maxTokens, 0, 1, null, List.of(),
-                new int[0], false, true, new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16),
-                FakeCluster.TOKENIZER);
+        return new GenerationJob(id, "flotilla-sim", "t", new int[]{1, 2, 3}, maxTokens,
+                SamplingParams.newBuilder().setTopP(1).build(), 1, List.of(), new int[0], false, true,
+                new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16), FakeCluster.TOKENIZER,
+                null);
     }
 
     @Test

@@ -103,7 +103,7 @@ class OpenAiJavaClientTest extends GatewayTestBase {
                     assertThat(e.param()).contains("temperature");
                     assertThat(e.type()).contains("invalid_request_error");
                 });
-        assertThatThrownBy(() -> client.chat().completions().create(chat(5).n(2L).build()))
+        assertThatThrownBy(() -> client.chat().completions().create(chat(5).n(200L).build()))
                 .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.param()).contains("n"));
     }
 

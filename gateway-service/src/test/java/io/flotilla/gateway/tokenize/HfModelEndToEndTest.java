@@ -178,7 +178,7 @@ class HfModelEndToEndTest {
     private static WorkerInfo served(String model) {
         return WorkerInfo.newBuilder().setWorkerId(worker.id()).setModel(model).setRole(WorkerRole.WORKER_ROLE_AGGREGATED)
                 .setState(WorkerState.WORKER_STATE_READY).setEndpoint(address(workerEndpoint)).setBlockSize(16)
-                .setRoutable(true).build();
+                .setRoutable(true).setCapabilities(io.flotilla.gateway.fakes.FakeCluster.CAPABILITIES).build();
     }
 
     private static String address(GrpcEndpoint endpoint) {

@@ -1,6 +1,5 @@
 package io.flotilla.gateway.tokenize;
 
-import io.flotilla.gateway.openai.ApiError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,6 +69,29 @@ class JinjaChatTemplateTest {
                 + "helpful assistant.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n");
     }
 
+    /** A tool call and its result in the history, with tools: rendered as {@code render_reference.py} renders it. */
+    static final List<ChatMessage> TOOL_TURN = List.of(
+            new ChatMessage("user", null, "Weather in Paris?"),
+            new ChatMessage("assistant", null, null, List.of(new ChatMessage.ToolCall("call_1", "get_weather",
+                    "{\"city\": \"Paris\"}")), null, null),
+            new ChatMessage("tool", null, "{\"sky\": \"clear\"}", List.of(), "call_1", null));
+
+    @SuppressWarnings("unchecked")
+    static final List<java.util.Map<String, Object>> TOOLS = (List<java.util.Map<String, Object>>)
+            io.flotilla.gateway.jinja.JsonValues.toJava(tools.jackson.databind.json.JsonMapper.builder().build().readTree(
+                    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Current weather\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]"));
+
+    @Test
+    void toolsAndToolTurnsRenderAsTransformersRendersThem() {
+        assertThat(template("qwen2.5-7b-instruct").render(TOOL_TURN, TOOLS)).isEqualTo("<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Current weather\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{\"sky\": \"clear\"}\n</tool_response><|im_end|>\n<|im_start|>assistant\n");
+        List<ChatMessage> mistralIds = List.of(TOOL_TURN.get(0), new ChatMessage("assistant", null, null,
+                List.of(new ChatMessage.ToolCall("abc123XYZ", "get_weather", "{\"city\": \"Paris\"}")), null, null),
+                new ChatMessage("tool", null, "{\"sky\": \"clear\"}", List.of(), "abc123XYZ", null));
+        assertThat(template("mistral-nemo-instruct-2407").render(mistralIds, TOOLS)).as("its ids must be 9 characters")
+                .isEqualTo("<s>[AVAILABLE_TOOLS][{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Current weather\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}][/AVAILABLE_TOOLS][INST]Weather in Paris?[/INST][TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}, \"id\": \"abc123XYZ\"}]</s>[TOOL_RESULTS]{\"content\": {\"sky\": \"clear\"}, \"call_id\": \"abc123XYZ\"}[/TOOL_RESULTS]");
+        assertThat(template("llama-3.2-3b-instruct").render(TOOL_TURN, TOOLS)).isEqualTo("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nGiven the following functions, please respond with a JSON for a function call with its proper arguments that best answers the given prompt.\n\nRespond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n{\n    \"type\": \"function\",\n    \"function\": {\n        \"name\": \"get_weather\",\n        \"description\": \"Current weather\",\n        \"parameters\": {\n            \"type\": \"object\",\n            \"properties\": {\n                \"city\": {\n                    \"type\": \"string\"\n                }\n            },\n            \"required\": [\n                \"city\"\n            ]\n        }\n    }\n}\n\nWeather in Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}<|eot_id|><|start_header_id|>ipython<|end_header_id|>\n\n\"{\\\"sky\\\": \\\"clear\\\"}\"<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+    }
+
     @Test
     void developerIsRenderedAsSystem() {
         ChatTemplate t = template("qwen2.5-7b-instruct");
@@ -93,10 +115,8 @@ class JinjaChatTemplateTest {
     void aTemplateRejectingTheConversationIsAClientError() {
         ChatTemplate t = template("mistral-7b-instruct-v0.1");
         assertThatThrownBy(() -> t.render(CONVERSATION)) // this template has no system role
-                .isInstanceOfSatisfying(ApiError.class, e -> {
-                    assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.param()).isEqualTo("messages");
-                })
+                .as("a client error: the HTTP layer answers 400 naming messages (ErrorResponsesTest)")
+                .isInstanceOf(TemplateRejectedException.class)
                 .hasMessageContaining("Conversation roles must alternate user/assistant/user/assistant/...");
     }
 
@@ -107,7 +127,7 @@ class JinjaChatTemplateTest {
                 + "help you today?</s>[INST]You are a helpful assistant. \n\nShow me how chat templating works! ünïcödé 😀[/INST]");
         assertThat(t.render(HELLO)).isEqualTo("<s>[INST]Hello[/INST]");
         assertThatThrownBy(() -> t.render(List.of(new ChatMessage("user", null, "a"), new ChatMessage("user", null, "b"))))
-                .isInstanceOf(ApiError.class).hasMessageContaining("conversation roles must alternate");
+                .isInstanceOf(TemplateRejectedException.class).hasMessageContaining("conversation roles must alternate");
     }
 
     /**
@@ -129,7 +149,7 @@ class JinjaChatTemplateTest {
                 + "  \"f\": 1.5,\n  \"ok\": true,\n  \"none\": null,\n  \"text\": \"tab\\there \\\"q\\\" é\"\n}"
                 + "<|assistant|>2024-07-26 Fri 26 July");
         assertThatThrownBy(() -> t.render(List.of(new ChatMessage("user", null, "/reset now"))))
-                .isInstanceOf(ApiError.class).hasMessageContaining("commands are not allowed: /reset");
+                .isInstanceOf(TemplateRejectedException.class).hasMessageContaining("commands are not allowed: /reset");
     }
 
     @Test

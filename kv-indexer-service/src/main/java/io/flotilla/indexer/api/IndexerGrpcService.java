@@ -48,7 +48,9 @@ public final class IndexerGrpcService extends IndexerServiceGrpc.IndexerServiceI
         long start = System.nanoTime();
         FindMatchesResponse.Builder resp = FindMatchesResponse.newBuilder();
         for (WorkerMatch m : index.findMatches(request.getModel(), request.getBlockSize(), hashes)) {
-            resp.addMatchesBuilder().setWorkerId(m.workerId()).setMatchedBlocks(m.matchedBlocks());
+            resp.addMatchesBuilder().setWorkerId(m.workerId()).setMatchedBlocks(m.matchedBlocks())
+                    .setPrefixDeviceBlocks(m.deviceBlocks()).setPrefixHostBlocks(m.hostBlocks())
+                    .setPrefixDiskBlocks(m.diskBlocks());
         }
         findMatchesTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         long last = index.applier().lastAppliedAtMs();
@@ -62,6 +64,8 @@ public final class IndexerGrpcService extends IndexerServiceGrpc.IndexerServiceI
         ApplierStats s = index.applier().stats();
         observer.onNext(IndexerStats.newBuilder()
                 .setTotalBlocks(index.applier().index().residentPairs())
+                .setHostBlocks(index.applier().index().residentPairs(1))
+                .setDiskBlocks(index.applier().index().residentPairs(2))
                 .setWorkers(index.applier().workers().size())
                 .setEventsApplied(s.eventsApplied())
                 .setDuplicates(s.duplicates())

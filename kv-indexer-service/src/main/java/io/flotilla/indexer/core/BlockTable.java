@@ -47,6 +47,8 @@ final class BlockTable {
 
     private volatile long[] cells;
     private volatile long zeroMask;
+    /** Live entries as readers see them: 0 lets a query skip the table (lower tiers are often empty). */
+    private volatile int liveForReaders;
     // Writer-only bookkeeping.
     private int used;   // cells with a key (live + tombstones)
     private int live;   // cells with a non-zero mask
@@ -70,6 +72,11 @@ final class BlockTable {
 
     long zeroMask() {
         return zeroMask;
+    }
+
+    /** True when a reader may skip the table: it held no entry at some instant since the call began. */
+    boolean emptyForReaders() {
+        return liveForReaders == 0;
     }
 
     /** Mask of a non-zero {@code seqHash} in {@code cells} (an array from {@link #cellsForRead}). */
@@ -97,6 +104,7 @@ final class BlockTable {
             long old = zeroMask;
             zeroMask = old | bits;
             zeroLive = (old | bits) != 0;
+            publishSize();
             return old;
         }
         long[] c = cells;
@@ -109,6 +117,7 @@ final class BlockTable {
                 CELL.setRelease(c, (at << 1) + 1, now);
                 if (old == 0) {
                     live++;
+                    publishSize();
                 }
             }
             return old;
@@ -125,6 +134,7 @@ final class BlockTable {
         CELL.setRelease(c, at << 1, seqHash);
         used++;
         live++;
+        publishSize();
         return 0;
     }
 
@@ -134,6 +144,7 @@ final class BlockTable {
             long old = zeroMask;
             zeroMask = old & ~bits;
             zeroLive = (old & ~bits) != 0;
+            publishSize();
             return old;
         }
         long[] c = cells;
@@ -148,6 +159,7 @@ final class BlockTable {
             if (now == 0) {
                 live--;
                 shrinkIfSparse();
+                publishSize();
             }
         }
         return old;
@@ -177,6 +189,7 @@ final class BlockTable {
             }
         }
         shrinkIfSparse();
+        publishSize();
     }
 
     /** Visits every live entry (writer thread, or a reader accepting a per-entry consistent scan). */
@@ -207,6 +220,14 @@ final class BlockTable {
     /** Live entries (writer's count). */
     int size() {
         return live + (zeroLive ? 1 : 0);
+    }
+
+    /**
+     * Readers skip the table only while it is empty. The count is published after each change, so a
+     * reader that sees 0 misses at most blocks stored during its query: a stale read, like any other.
+     */
+    private void publishSize() {
+        liveForReaders = size();
     }
 
     /** Cells allocated (for memory accounting and tests). */

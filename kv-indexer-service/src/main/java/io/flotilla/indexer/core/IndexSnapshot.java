@@ -16,11 +16,11 @@ public record IndexSnapshot(long takenAtMs, List<WorkerSnapshot> workers) {
         workers = List.copyOf(workers);
     }
 
-    /** Resident (block, worker) pairs in the snapshot. */
+    /** Resident (block, worker) pairs in the snapshot, every tier counted. */
     public long blocks() {
         long n = 0;
         for (WorkerSnapshot w : workers) {
-            n += w.seqHashes().length;
+            n += w.seqHashes().length + w.hostSeqHashes().length + w.diskSeqHashes().length;
         }
         return n;
     }

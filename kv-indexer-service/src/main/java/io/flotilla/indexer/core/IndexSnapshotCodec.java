@@ -11,18 +11,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Binary form of an {@link IndexSnapshot}, about 8 bytes a resident (block, worker) pair:
+ * Binary form of an {@link IndexSnapshot}, about 8 bytes a resident (block, worker, tier) triple:
  * <pre>
- * magic "FLXI" | version u32 = 1 | takenAtMs i64 | workers u32
- * per worker: id (modified UTF-8) | epoch i64 | lastSeq i64 | lastTs i64 | verified u8 | n u32 | n x i64 (little-endian)
+ * magic "FLXI" | version u32 = 2 | takenAtMs i64 | workers u32
+ * per worker: id (modified UTF-8) | epoch i64 | lastSeq i64 | lastTs i64 | verified u8
+ *             | then per tier (device, host, disk): n u32 | n x i64 (little-endian)
  * </pre>
+ * Version 1 (before tiers: the device tier only) is still read.
  * Big-endian header fields (DataOutput), hashes as one little-endian block each. The caller
  * buffers the streams and writes to a temporary file it renames when done.
  */
 public final class IndexSnapshotCodec {
 
     private static final int MAGIC = 0x464C5849; // "FLXI"
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     private static final int CHUNK = 8192; // longs per copy
 
     private IndexSnapshotCodec() {
@@ -42,13 +44,15 @@ public final class IndexSnapshotCodec {
             data.writeLong(w.lastSeq());
             data.writeLong(w.lastTs());
             data.writeBoolean(w.verified());
-            long[] hashes = w.seqHashes();
-            data.writeInt(hashes.length);
-            for (int off = 0; off < hashes.length; off += CHUNK) {
-                int n = Math.min(CHUNK, hashes.length - off);
-                buf.clear();
-                buf.asLongBuffer().put(hashes, off, n);
-                data.write(bytes, 0, n * Long.BYTES);
+            for (int tier = 0; tier < Tiers.COUNT; tier++) {
+                long[] hashes = w.tier(tier);
+                data.writeInt(hashes.length);
+                for (int off = 0; off < hashes.length; off += CHUNK) {
+                    int n = Math.min(CHUNK, hashes.length - off);
+                    buf.clear();
+                    buf.asLongBuffer().put(hashes, off, n);
+                    data.write(bytes, 0, n * Long.BYTES);
+                }
             }
         }
         data.flush();
@@ -60,7 +64,7 @@ public final class IndexSnapshotCodec {
             throw new IOException("not an index snapshot");
         }
         int version = data.readInt();
-        if (version != VERSION) {
+        if (version != VERSION && version != 1) {
             throw new IOException("unsupported index snapshot version " + version);
         }
         long takenAtMs = data.readLong();
@@ -77,22 +81,30 @@ public final class IndexSnapshotCodec {
             long lastSeq = data.readLong();
             long lastTs = data.readLong();
             boolean verified = data.readBoolean();
-            int n = data.readInt();
-            if (n < 0) {
-                throw new IOException("corrupt index snapshot: " + n + " blocks for " + id);
+            long[][] tiers = new long[Tiers.COUNT][];
+            for (int tier = 0; tier < Tiers.COUNT; tier++) {
+                tiers[tier] = version == 1 && tier > Tiers.DEVICE ? new long[0] : readHashes(data, bytes, buf, id);
             }
-            long[] hashes = new long[n];
-            for (int off = 0; off < n; off += CHUNK) {
-                int len = Math.min(CHUNK, n - off);
-                data.readFully(bytes, 0, len * Long.BYTES);
-                buf.clear();
-                buf.asLongBuffer().get(hashes, off, len);
-            }
-            workers.add(new WorkerSnapshot(id, epoch, lastSeq, lastTs, verified, hashes));
+            workers.add(new WorkerSnapshot(id, epoch, lastSeq, lastTs, verified, tiers[0], tiers[1], tiers[2]));
         }
         if (data.read() != -1) {
             throw new IOException("corrupt index snapshot: trailing bytes");
         }
         return new IndexSnapshot(takenAtMs, workers);
+    }
+
+    private static long[] readHashes(DataInputStream data, byte[] bytes, ByteBuffer buf, String id) throws IOException {
+        int n = data.readInt();
+        if (n < 0) {
+            throw new IOException("corrupt index snapshot: " + n + " blocks for " + id);
+        }
+        long[] hashes = new long[n];
+        for (int off = 0; off < n; off += CHUNK) {
+            int len = Math.min(CHUNK, n - off);
+            data.readFully(bytes, 0, len * Long.BYTES);
+            buf.clear();
+            buf.asLongBuffer().get(hashes, off, len);
+        }
+        return hashes;
     }
 }

@@ -13,12 +13,17 @@ final class IndexSnapshots {
 
     /** Live and unverified workers with their blocks; one scan of the index. */
     static IndexSnapshot export(WorkerBook book, long nowMs) {
-        Map<String, long[]> blocks = book.index.exportBlocks();
+        List<Map<String, long[]>> blocks = new ArrayList<>();
+        for (int tier = 0; tier < Tiers.COUNT; tier++) {
+            blocks.add(book.index.exportBlocks(tier));
+        }
         List<WorkerSnapshot> workers = new ArrayList<>();
+        long[] none = new long[0];
         for (WorkerRecord r : book.all()) {
             if (r.isCurrent()) {
                 workers.add(new WorkerSnapshot(r.id, r.epoch, r.cursor, r.lastTs, r.state == WorkerState.LIVE,
-                        blocks.getOrDefault(r.id, new long[0])));
+                        blocks.get(Tiers.DEVICE).getOrDefault(r.id, none), blocks.get(Tiers.HOST).getOrDefault(r.id, none),
+                        blocks.get(Tiers.DISK).getOrDefault(r.id, none)));
             }
         }
         return new IndexSnapshot(nowMs, workers);
@@ -30,24 +35,34 @@ final class IndexSnapshots {
             throw new IllegalStateException("import into a non-empty applier");
         }
         List<WorkerRecord> restored = new ArrayList<>();
-        Map<Integer, Integer> perGroup = new HashMap<>();
+        List<Map<Integer, Integer>> perGroup = new ArrayList<>();
+        for (int tier = 0; tier < Tiers.COUNT; tier++) {
+            perGroup.add(new HashMap<>());
+        }
         for (WorkerSnapshot w : snapshot.workers()) {
             WorkerRecord r = book.adopt(book.get(w.workerId()), w.workerId(), w.epoch());
             r.cursor = w.lastSeq();
             r.lastTs = w.lastTs();
             book.setDeadline(r, nowMs + book.settings.provisionalLeaseMs());
-            perGroup.merge(book.slotOf(r) >>> 6, w.seqHashes().length, Integer::sum);
+            for (int tier = 0; tier < Tiers.COUNT; tier++) {
+                perGroup.get(tier).merge(book.slotOf(r) >>> 6, w.tier(tier).length, Integer::sum);
+            }
             restored.add(r);
         }
-        // one table allocation per group, sized for everything it will hold
-        perGroup.forEach((group, blocks) -> book.index.reserve(group << 6, blocks));
+        // one table allocation per group and tier, sized for everything it will hold
+        for (int tier = 0; tier < Tiers.COUNT; tier++) {
+            int t = tier;
+            perGroup.get(tier).forEach((group, blocks) -> book.index.reserve(group << 6, t, blocks));
+        }
         List<ReconcileRequest> out = new ArrayList<>();
         for (int i = 0; i < restored.size(); i++) {
             WorkerRecord r = restored.get(i);
             WorkerSnapshot w = snapshot.workers().get(i);
             int slot = r.slot;
-            for (long h : w.seqHashes()) {
-                book.index.storeAt(slot, h);
+            for (int tier = 0; tier < Tiers.COUNT; tier++) {
+                for (long h : w.tier(tier)) {
+                    book.index.storeAt(slot, tier, h);
+                }
             }
             if (!w.verified()) {
                 out.add(book.requestReconcile(r, ReconcileRequest.Reason.RESTORED, nowMs));

@@ -6,6 +6,7 @@ import io.flotilla.protocol.v1.IndexDigest;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.KvEventBatch;
 import io.flotilla.protocol.v1.KvSnapshot;
+import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
 
@@ -25,6 +26,9 @@ import java.util.Optional;
  *
  * <p>Rules (see ARCHITECTURE "Kafka topics" and {@code package-info}):
  * <ul>
+ *   <li>Tiers: a Stored or Removed of tier T changes only tier T (UNSPECIFIED: the device); an
+ *       AllBlocksCleared of tier T empties T, one without a tier every tier; a snapshot replaces all
+ *       three; the load digest is compared per tier.</li>
  *   <li>Per (worker, epoch) cursor: {@code seq <= cursor} is a duplicate; {@code seq == cursor + 1} is
  *       applied; {@code seq > cursor + 1} is a gap: the worker turns UNVERIFIED, keeps being served,
  *       buffers batches, and a snapshot is requested. A snapshot replaces the worker's set, then
@@ -118,22 +122,28 @@ public final class KvEventApplier {
             switch (event.getEventCase()) {
                 case STORED -> {
                     BlockStored stored = event.getStored();
+                    int tier = Tiers.of(stored.getTier());
                     int n = stored.getBlocksCount();
                     for (int i = 0; i < n; i++) {
-                        index.storeAt(slot, stored.getBlocks(i).getSeqHash());
+                        index.storeAt(slot, tier, stored.getBlocks(i).getSeqHash());
                     }
                     blockEvents += n;
                 }
                 case REMOVED -> {
                     BlockRemoved removed = event.getRemoved();
+                    int tier = Tiers.of(removed.getTier());
                     int n = removed.getSeqHashesCount();
                     for (int i = 0; i < n; i++) {
-                        index.removeAt(slot, removed.getSeqHashes(i));
+                        index.removeAt(slot, tier, removed.getSeqHashes(i));
                     }
                     blockEvents += n;
                 }
                 case CLEARED -> {
-                    index.clearAt(slot);
+                    if (event.getCleared().getTier() == KvTier.KV_TIER_UNSPECIFIED) {
+                        index.clearAt(slot);
+                    } else {
+                        index.clearAt(slot, Tiers.of(event.getCleared().getTier()));
+                    }
                     blockEvents++;
                 }
                 case EVENT_NOT_SET -> {
@@ -150,22 +160,35 @@ public final class KvEventApplier {
 
     // ------------------------------------------------------------------ snapshots
 
-    /** A worker's answer to {@code GetKvSnapshot}. */
+    /** A worker's answer to {@code GetKvSnapshot}: its device, host-memory and disk tiers. */
     public Outcome onSnapshot(KvSnapshot snapshot, long nowMs) {
-        long[] hashes = new long[snapshot.getSeqHashesCount()];
-        for (int i = 0; i < hashes.length; i++) {
-            hashes[i] = snapshot.getSeqHashes(i);
+        long[][] tiers = new long[Tiers.COUNT][];
+        tiers[Tiers.DEVICE] = toArray(snapshot.getSeqHashesList());
+        tiers[Tiers.HOST] = toArray(snapshot.getHostSeqHashesList());
+        tiers[Tiers.DISK] = toArray(snapshot.getDiskSeqHashesList());
+        return applySnapshot(snapshot.getWorkerId(), snapshot.getEpoch(), snapshot.getSeq(), tiers, nowMs);
+    }
+
+    private static long[] toArray(List<Long> hashes) {
+        long[] out = new long[hashes.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = hashes.get(i);
         }
-        return applySnapshot(snapshot.getWorkerId(), snapshot.getEpoch(), snapshot.getSeq(), hashes, nowMs);
+        return out;
+    }
+
+    /** As {@link #applySnapshot(String, long, long, long[][], long)} for a worker without lower tiers. */
+    public Outcome applySnapshot(String workerId, long epoch, long seq, long[] seqHashes, long nowMs) {
+        return applySnapshot(workerId, epoch, seq, new long[][] {seqHashes, new long[0], new long[0]}, nowMs);
     }
 
     /**
-     * Replaces {@code workerId}'s set with {@code seqHashes} as of batch {@code seq} of {@code epoch},
+     * Replaces {@code workerId}'s sets with {@code tiers} (device, host, disk) as of batch {@code seq} of {@code epoch},
      * then applies buffered batches above {@code seq} in order. A snapshot never revives an expired
      * worker and never moves a cursor backwards; one from a not-yet-seen (not retired) epoch comes
      * straight from the live process and is adopted.
      */
-    public Outcome applySnapshot(String workerId, long epoch, long seq, long[] seqHashes, long nowMs) {
+    public Outcome applySnapshot(String workerId, long epoch, long seq, long[][] tiers, long nowMs) {
         book.expireDue(nowMs);
         WorkerRecord r = book.get(workerId);
         if (r == null || !r.isCurrent() || (r.epoch != epoch && r.isRetired(epoch))) {
@@ -183,7 +206,10 @@ public final class KvEventApplier {
                     ? Outcome.of(Verdict.STALE, book.requestReconcile(r, ReconcileRequest.Reason.STALE_SNAPSHOT, nowMs))
                     : Outcome.STALE;
         }
-        index.replaceAt(book.slotOf(r), seqHashes);
+        int slot = book.slotOf(r);
+        for (int tier = 0; tier < Tiers.COUNT; tier++) {
+            index.replaceAt(slot, tier, tiers[tier]);
+        }
         r.cursor = seq;
         counters.reconciliationsApplied++;
         book.lastAppliedAtMs = nowMs;
@@ -264,13 +290,16 @@ public final class KvEventApplier {
         }
         IndexDigest d = load.getIndexDigest();
         int slot = r.slot;
-        long count = slot < 0 ? 0 : index.countAt(slot);
-        long xor = slot < 0 ? 0 : index.xorAt(slot);
-        if (count == d.getCount() && xor == d.getXor()) {
+        if (agrees(slot, Tiers.DEVICE, d.getCount(), d.getXor()) && agrees(slot, Tiers.HOST, d.getHostCount(), d.getHostXor())
+                && agrees(slot, Tiers.DISK, d.getDiskCount(), d.getDiskXor())) {
             return Outcome.APPLIED;
         }
         counters.driftDetected++;
         return Outcome.of(Verdict.APPLIED, book.requestReconcile(r, ReconcileRequest.Reason.DRIFT, nowMs));
+    }
+
+    private boolean agrees(int slot, int tier, long count, long xor) {
+        return (slot < 0 ? 0 : index.countAt(slot, tier)) == count && (slot < 0 ? 0 : index.xorAt(slot, tier)) == xor;
     }
 
     /** The shell cannot read {@code flotilla.workers} since {@code sinceMs}: leases freeze from then on. */

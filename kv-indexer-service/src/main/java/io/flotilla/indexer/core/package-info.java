@@ -5,8 +5,9 @@
  *
  * <h2>Pieces</h2>
  * <ul>
- *   <li>{@link io.flotilla.indexer.core.PrefixIndex}: seq_hash to the set of workers holding it;
- *       {@code findMatches(long[])} gives each worker's leading-block count.</li>
+ *   <li>{@link io.flotilla.indexer.core.PrefixIndex}: seq_hash to the set of workers holding it, per KV
+ *       tier (device, host memory, disk); {@code findMatches(long[])} gives each worker's leading
+ *       device blocks and its leading blocks in any tier, counted by the best tier holding each.</li>
  *   <li>{@link io.flotilla.indexer.core.KvEventApplier}: the ARCHITECTURE event rules as a state
  *       machine over the index: batches, statuses, load digests and worker snapshots in, index
  *       changes and {@link io.flotilla.indexer.core.ReconcileRequest} decisions out. Time comes in
@@ -17,11 +18,14 @@
  * </ul>
  *
  * <h2>Data structure, chosen by measurement</h2>
- * Workers are interned to dense slots; each group of 64 slots has one open-addressing table
+ * Workers are interned to dense slots; each group of 64 slots has, per tier, one open-addressing table
  * (linear probing, one {@code long[]} with key and 64-bit worker mask side by side) from seq_hash
  * to the mask of slots holding the block. A query walks the chain once per group, AND-ing masks,
- * and stops when no worker of the group still matches. Per slot the index keeps the count and XOR
- * of the worker's hashes, so the load-report digest check is O(1).
+ * and stops when no worker of the group still matches. Per slot and tier the index keeps the count
+ * and XOR of the worker's hashes, so the load-report digest check is O(1). Tiers are the "one more
+ * field" as one more table dimension rather than wider cells: a (block, worker) pair on the device costs
+ * what it did, a pair in a lower tier the same in its own table, and a query skips a group's empty
+ * lower-tier tables (a volatile live count), so a cluster without tiers pays one probe a block as before.
  *
  * <p>Measured ({@code HeapPerPair}, 64 workers, 1 M resident (block, worker) pairs, serial GC,
  * used heap after full GCs): this index 33.6 bytes/pair, both with no sharing at all and with 16

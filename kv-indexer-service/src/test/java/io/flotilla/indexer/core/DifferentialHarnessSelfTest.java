@@ -21,8 +21,33 @@ class DifferentialHarnessSelfTest {
     /** Ignores every removal (and so never lowers a worker's count). */
     static final class ForgetsRemovals extends PrefixIndex {
         @Override
-        boolean removeAt(int slot, long seqHash) {
+        boolean removeAt(int slot, int tier, long seqHash) {
             return false;
+        }
+    }
+
+    /** Keeps one set per worker, whatever the tier: a block offloaded to host memory looks like the device's. */
+    static final class IgnoresTiers extends PrefixIndex {
+        @Override
+        boolean storeAt(int slot, int tier, long seqHash) {
+            return super.storeAt(slot, 0, seqHash);
+        }
+
+        @Override
+        boolean removeAt(int slot, int tier, long seqHash) {
+            return super.removeAt(slot, 0, seqHash);
+        }
+    }
+
+    /** A removal from a lower tier also drops the device copy (one "best tier" and no more). */
+    static final class RemovesEveryTier extends PrefixIndex {
+        @Override
+        boolean removeAt(int slot, int tier, long seqHash) {
+            boolean any = false;
+            for (int t = 0; t < 3; t++) {
+                any |= super.removeAt(slot, t, seqHash);
+            }
+            return any;
         }
     }
 
@@ -36,7 +61,7 @@ class DifferentialHarnessSelfTest {
     /** Ignores Cleared events. */
     static final class IgnoresClears extends PrefixIndex {
         @Override
-        void clearAt(int slot) {
+        void clearAt(int slot, int tier) {
         }
     }
 
@@ -44,7 +69,9 @@ class DifferentialHarnessSelfTest {
         return Stream.of(
                 Arguments.of("ignores removals", (Supplier<PrefixIndex>) ForgetsRemovals::new),
                 Arguments.of("keeps dropped blocks", (Supplier<PrefixIndex>) KeepsDroppedBlocks::new),
-                Arguments.of("ignores clears", (Supplier<PrefixIndex>) IgnoresClears::new));
+                Arguments.of("ignores clears", (Supplier<PrefixIndex>) IgnoresClears::new),
+                Arguments.of("ignores tiers", (Supplier<PrefixIndex>) IgnoresTiers::new),
+                Arguments.of("removes every tier", (Supplier<PrefixIndex>) RemovesEveryTier::new));
     }
 
     @ParameterizedTest(name = "{0}")

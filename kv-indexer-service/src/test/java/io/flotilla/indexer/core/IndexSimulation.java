@@ -2,6 +2,7 @@ package io.flotilla.indexer.core;
 
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.KvEventBatch;
+import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.protocol.v1.WorkerStatus;
 
 import java.util.ArrayList;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Deterministic simulation of a few workers feeding one {@link KvEventApplier} and one
  * {@link ReferenceIndexer} the same inputs: engine steps (stores, removes, clears), lost and
- * duplicated batches, redelivered old batches, heartbeats, restarts with new random epochs, stops,
+ * duplicated batches, redelivered old batches, offloads to host memory and disk and evictions and
+ * clears there, heartbeats, restarts with new random epochs, stops,
  * silent deaths, load digests, silent drift, snapshot answers, membership outages, and time.
  *
  * <p>After every action it checks: identical outcomes, worker views, block sets, digests, counters
@@ -67,6 +69,12 @@ final class IndexSimulation {
         boolean drifted;
         long lastHeartbeat = Long.MIN_VALUE;
         final Set<Long> resident = new LinkedHashSet<>();
+        final Set<Long> host = new LinkedHashSet<>();
+        final Set<Long> disk = new LinkedHashSet<>();
+
+        List<Set<Long>> tiers() {
+            return List.of(resident, host, disk);
+        }
         final List<KvEventBatch> delivered = new ArrayList<>();
         final List<WorkerStatus> statuses = new ArrayList<>();
 
@@ -170,9 +178,14 @@ final class IndexSimulation {
             w.alive = false;
         } else if (d < 82) {
             if (w.alive) {
-                long xor = w.resident.stream().mapToLong(Long::longValue).reduce(0, (x, y) -> x ^ y);
-                note("load %s count %d seq %d", w.id, w.resident.size(), w.seq);
-                var load = KvInputs.load(w.id, w.epoch, w.resident.size(), xor, w.seq);
+                long[] counts = new long[3];
+                long[] xors = new long[3];
+                for (int t = 0; t < 3; t++) {
+                    counts[t] = w.tiers().get(t).size();
+                    xors[t] = xor(w.tiers().get(t));
+                }
+                note("load %s counts %s seq %d", w.id, Arrays.toString(counts), w.seq);
+                var load = KvInputs.load(w.id, w.epoch, w.seq, counts, xors);
                 same(sut.onLoad(load, now), ref.onLoad(load, now));
             }
         } else if (d < 85) {
@@ -209,8 +222,11 @@ final class IndexSimulation {
         List<KvEvent> events = new ArrayList<>();
         if (b % 10 == 9) {
             w.resident.clear();
+            w.host.clear();
+            w.disk.clear();
             events.add(KvInputs.cleared());
         }
+        lowerTierStep(w, a, b, events);
         List<Long> held = new ArrayList<>(w.resident);
         int removals = held.isEmpty() ? 0 : a % 3;
         List<Long> gone = new ArrayList<>();
@@ -249,6 +265,56 @@ final class IndexSimulation {
         }
     }
 
+    /** Offloads to host memory, host victims to disk, disk evictions and tier clears, as a KVBM does. */
+    private void lowerTierStep(SimWorker w, int a, int b, List<KvEvent> events) {
+        switch ((a / 7 + b / 13) % 6) {
+            case 1, 2 -> {
+                List<Long> copies = new ArrayList<>();
+                for (Long h : w.resident) {
+                    if (copies.size() < 1 + a % 3 && w.host.add(h)) {
+                        copies.add(h);
+                    }
+                }
+                if (!copies.isEmpty()) {
+                    events.add(KvInputs.stored(KvTier.KV_TIER_HOST, toArray(copies)));
+                }
+            }
+            case 3 -> {
+                if (!w.host.isEmpty()) {
+                    Long victim = w.host.iterator().next();
+                    w.host.remove(victim);
+                    events.add(KvInputs.removed(KvTier.KV_TIER_HOST, victim));
+                    if (w.disk.add(victim)) {
+                        events.add(KvInputs.stored(KvTier.KV_TIER_DISK, victim));
+                    }
+                }
+            }
+            case 4 -> {
+                if (!w.disk.isEmpty()) {
+                    Long gone = w.disk.iterator().next();
+                    w.disk.remove(gone);
+                    events.add(KvInputs.removed(KvTier.KV_TIER_DISK, gone));
+                }
+            }
+            case 5 -> {
+                if (b % 10 == 5) {
+                    KvTier t = a % 2 == 0 ? KvTier.KV_TIER_HOST : KvTier.KV_TIER_DISK;
+                    (t == KvTier.KV_TIER_HOST ? w.host : w.disk).clear();
+                    events.add(KvInputs.cleared(t));
+                }
+            }
+            default -> { }
+        }
+    }
+
+    private static long[] toArray(List<Long> hashes) {
+        return hashes.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static long xor(Set<Long> hashes) {
+        return hashes.stream().mapToLong(Long::longValue).reduce(0, (x, y) -> x ^ y);
+    }
+
     private void deliver(KvEventBatch batch) {
         sim[Integer.parseInt(batch.getWorkerId().substring(1))].delivered.add(batch);
         same(sut.onBatch(batch, now), ref.onBatch(batch, now));
@@ -275,6 +341,8 @@ final class IndexSimulation {
         w.drifted = false;
         w.lastHeartbeat = Long.MIN_VALUE;
         w.resident.clear();
+        w.host.clear();
+        w.disk.clear();
         note("restart %s as e%x", w.id, w.epoch);
         if (registerFirst || (registerNow && feedHealthy)) {
             heartbeat(w);
@@ -297,8 +365,9 @@ final class IndexSimulation {
                 note("snapshot request to %s failed", w.id);
                 continue;
             }
-            var snap = KvInputs.snapshot(w.id, w.epoch, w.seq, w.resident);
-            note("snapshot %s e%x seq %d (%d blocks)", w.id, w.epoch, w.seq, w.resident.size());
+            var snap = KvInputs.snapshot(w.id, w.epoch, w.seq, w.resident, w.host, w.disk);
+            note("snapshot %s e%x seq %d (%d+%d+%d blocks)", w.id, w.epoch, w.seq, w.resident.size(), w.host.size(),
+                    w.disk.size());
             Outcome o = sut.onSnapshot(snap, now);
             same(o, ref.onSnapshot(snap, now));
             if (o.verdict() == Verdict.APPLIED) {
@@ -328,20 +397,18 @@ final class IndexSimulation {
             assertThat(v.state()).as("state of %s", id).isEqualTo(m.state);
             assertThat(v.epoch()).as("epoch of %s", id).isEqualTo(m.epoch);
             assertThat(v.lastSeq()).as("cursor of %s", id).isEqualTo(m.cursor);
-            Set<Long> held = new HashSet<>();
-            for (long h : index.blocksOf(id)) {
-                held.add(h);
+            for (int t = 0; t < 3; t++) {
+                assertThat(blocksOf(index, id, t)).as("tier %d blocks of %s", t, id).isEqualTo(m.tiers.get(t));
+                assertThat(index.blockCount(id, t)).as("tier %d count of %s", t, id).isEqualTo(m.tiers.get(t).size());
+                assertThat(index.xorDigest(id, t)).as("tier %d xor of %s", t, id).isEqualTo(xor(m.tiers.get(t)));
             }
-            assertThat(held).as("blocks of %s", id).isEqualTo(m.blocks);
             assertThat(v.blocks()).as("count of %s", id).isEqualTo(m.blocks.size());
-            assertThat(index.xorDigest(id)).as("xor of %s", id)
-                    .isEqualTo(m.blocks.stream().mapToLong(Long::longValue).reduce(0, (x, y) -> x ^ y));
             pairs += m.blocks.size();
         }
         assertThat(index.residentPairs()).as("resident pairs").isEqualTo(pairs);
         for (long[] q : QUERIES) {
-            Map<String, Integer> got = new HashMap<>();
-            index.findMatches(q).forEach(m -> got.put(m.workerId(), m.matchedBlocks()));
+            Map<String, WorkerMatch> got = new HashMap<>();
+            index.findMatches(q).forEach(m -> got.put(m.workerId(), m));
             assertThat(got).as("matches for %s", Arrays.toString(q)).isEqualTo(ref.matches(q));
         }
         checkCounters();
@@ -365,19 +432,19 @@ final class IndexSimulation {
             WorkerView v = sut.worker(w.id).orElse(null);
             if (v != null && w.alive && !w.drifted && v.state() == WorkerState.LIVE && v.epoch() == w.epoch
                     && v.lastSeq() == w.seq) {
-                Set<Long> held = new HashSet<>();
-                for (long h : index.blocksOf(w.id)) {
-                    held.add(h);
+                for (int t = 0; t < 3; t++) {
+                    assertThat(blocksOf(index, w.id, t)).as("truth: %s caught up at seq %d holds in tier %d what its "
+                            + "engine holds", w.id, w.seq, t).isEqualTo(w.tiers().get(t));
                 }
-                assertThat(held).as("truth: %s caught up at seq %d holds what its engine holds", w.id, w.seq)
-                        .isEqualTo(w.resident);
             }
             boolean leaseOver = registerFirst && feedHealthy && w.lastHeartbeat != Long.MIN_VALUE
                     && w.lastHeartbeat >= healthySince && lastInputAt > w.lastHeartbeat + LEASE_MS;
             if (leaseOver) {
                 expiredLeaseChecks++;
-                assertThat(index.blocksOf(w.id)).as("invariant: no block for %s after its lease expired (input at %d, heartbeat %d, %s)",
-                        w.id, lastInputAt, w.lastHeartbeat, sut.worker(w.id)).isEmpty();
+                for (int t = 0; t < 3; t++) {
+                    assertThat(index.blocksOf(w.id, t)).as("invariant: no block for %s in tier %d after its lease expired "
+                            + "(input at %d, heartbeat %d, %s)", w.id, t, lastInputAt, w.lastHeartbeat, sut.worker(w.id)).isEmpty();
+                }
                 for (long[] q : QUERIES) {
                     assertThat(index.findMatches(q)).as("invariant: %s not matched after its lease expired", w.id)
                             .noneMatch(m -> m.workerId().equals(w.id));
@@ -388,6 +455,14 @@ final class IndexSimulation {
             assertThat(sut.stats().leaseExpiries()).as("invariant: a membership outage expires nobody")
                     .isEqualTo(expiriesAtOutage);
         }
+    }
+
+    private static Set<Long> blocksOf(PrefixIndex index, String id, int tier) {
+        Set<Long> held = new HashSet<>();
+        for (long h : index.blocksOf(id, tier)) {
+            held.add(h);
+        }
+        return held;
     }
 
     private void note(String format, Object... args) {

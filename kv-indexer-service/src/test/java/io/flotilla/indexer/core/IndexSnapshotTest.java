@@ -74,6 +74,43 @@ class IndexSnapshotTest {
     }
 
     @Test
+    void codecRoundTripsEveryTierAndRestoresThem() throws IOException {
+        IndexSnapshot s = new IndexSnapshot(7, List.of(new WorkerSnapshot("a", 1, 2, 3, true, new long[]{1, 2},
+                new long[]{3}, new long[]{4, 5})));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        IndexSnapshotCodec.write(s, bytes);
+        IndexSnapshot back = IndexSnapshotCodec.read(new ByteArrayInputStream(bytes.toByteArray()));
+        assertThat(back.workers().get(0)).usingRecursiveComparison().isEqualTo(s.workers().get(0));
+        assertThat(back.blocks()).isEqualTo(5);
+
+        KvEventApplier restored = new KvEventApplier(new PrefixIndex(), SETTINGS);
+        restored.importSnapshot(back, 0);
+        assertThat(restored.index().blocksOf("a", Tiers.HOST)).containsExactly(3);
+        assertThat(restored.index().blocksOf("a", Tiers.DISK)).containsExactlyInAnyOrder(4, 5);
+        assertThat(restored.exportSnapshot(0).workers().get(0).diskSeqHashes()).containsExactlyInAnyOrder(4, 5);
+    }
+
+    @Test
+    void codecReadsVersion1SnapshotsAsDeviceOnly() throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        java.io.DataOutputStream d = new java.io.DataOutputStream(bytes);
+        d.writeInt(0x464C5849);
+        d.writeInt(1);
+        d.writeLong(9);
+        d.writeInt(1);
+        d.writeUTF("a");
+        d.writeLong(1);
+        d.writeLong(2);
+        d.writeLong(3);
+        d.writeBoolean(true);
+        d.writeInt(1);
+        d.write(new byte[]{7, 0, 0, 0, 0, 0, 0, 0});
+        IndexSnapshot back = IndexSnapshotCodec.read(new ByteArrayInputStream(bytes.toByteArray()));
+        assertThat(back.workers().get(0).seqHashes()).containsExactly(7);
+        assertThat(back.workers().get(0).hostSeqHashes()).isEmpty();
+    }
+
+    @Test
     void codecRejectsForeignAndTruncatedInput() throws IOException {
         assertThatThrownBy(() -> IndexSnapshotCodec.read(new ByteArrayInputStream(new byte[]{1, 2, 3, 4, 5, 6, 7, 8})))
                 .isInstanceOf(IOException.class);

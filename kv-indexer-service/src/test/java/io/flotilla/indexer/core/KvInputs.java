@@ -32,7 +32,11 @@ final class KvInputs {
 
     /** Blocks stored in prefix order; the parent is 0 (the index ignores it). */
     static KvEvent stored(long... seqHashes) {
-        BlockStored.Builder s = BlockStored.newBuilder().setTier(KvTier.KV_TIER_DEVICE);
+        return stored(KvTier.KV_TIER_DEVICE, seqHashes);
+    }
+
+    static KvEvent stored(KvTier tier, long... seqHashes) {
+        BlockStored.Builder s = BlockStored.newBuilder().setTier(tier);
         for (long h : seqHashes) {
             s.addBlocks(StoredBlock.newBuilder().setSeqHash(h).setLocalHash(h * 31));
         }
@@ -40,15 +44,24 @@ final class KvInputs {
     }
 
     static KvEvent removed(long... seqHashes) {
-        BlockRemoved.Builder r = BlockRemoved.newBuilder().setTier(KvTier.KV_TIER_DEVICE);
+        return removed(KvTier.KV_TIER_DEVICE, seqHashes);
+    }
+
+    static KvEvent removed(KvTier tier, long... seqHashes) {
+        BlockRemoved.Builder r = BlockRemoved.newBuilder().setTier(tier);
         for (long h : seqHashes) {
             r.addSeqHashes(h);
         }
         return KvEvent.newBuilder().setRemoved(r).build();
     }
 
+    /** Every tier cleared (no tier: the meaning before tiers). */
     static KvEvent cleared() {
         return KvEvent.newBuilder().setCleared(AllBlocksCleared.getDefaultInstance()).build();
+    }
+
+    static KvEvent cleared(KvTier tier) {
+        return KvEvent.newBuilder().setCleared(AllBlocksCleared.newBuilder().setTier(tier)).build();
     }
 
     static WorkerStatus ready(String worker, long epoch, long ts, int leaseMs) {
@@ -80,6 +93,20 @@ final class KvInputs {
 
     static KvSnapshot snapshot(String worker, long epoch, long seq, Collection<Long> seqHashes) {
         return snapshot(worker, epoch, seq, seqHashes.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** A snapshot of every tier. */
+    static KvSnapshot snapshot(String worker, long epoch, long seq, Collection<Long> device, Collection<Long> host,
+                               Collection<Long> disk) {
+        return snapshot(worker, epoch, seq, device).toBuilder().addAllHostSeqHashes(host).addAllDiskSeqHashes(disk).build();
+    }
+
+    /** A load report whose digest covers every tier: counts and XORs, device, host, disk. */
+    static WorkerLoad load(String worker, long epoch, long kvSeq, long[] counts, long[] xors) {
+        return WorkerLoad.newBuilder().setWorkerId(worker).setEpoch(epoch).setTs(0)
+                .setIndexDigest(IndexDigest.newBuilder().setCount(counts[0]).setXor(xors[0]).setKvSeq(kvSeq)
+                        .setHostCount(counts[1]).setHostXor(xors[1]).setDiskCount(counts[2]).setDiskXor(xors[2]))
+                .build();
     }
 
     static long xorOf(long... hashes) {

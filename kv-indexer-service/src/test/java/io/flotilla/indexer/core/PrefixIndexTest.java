@@ -148,4 +148,39 @@ class PrefixIndexTest {
         reader.join();
         assertThat(violation.get()).isNull();
     }
+
+    /** Holdings "a:1d,2h,3k": worker a holds 1 on the device, 2 in host memory, 3 on disk. */
+    static Stream<Arguments> tieredQueries() {
+        return Stream.of(
+                Arguments.of("device only", List.of("a:1d,2d"), new long[]{1, 2, 3}, Map.of("a", new WorkerMatch("a", 2, 2, 0, 0))),
+                Arguments.of("host after the device prefix", List.of("a:1d,2h,3h"), new long[]{1, 2, 3, 4},
+                        Map.of("a", new WorkerMatch("a", 1, 1, 2, 0))),
+                Arguments.of("disk only", List.of("a:1k,2k"), new long[]{1, 2}, Map.of("a", new WorkerMatch("a", 0, 0, 0, 2))),
+                Arguments.of("best tier counts: device beats host beats disk", List.of("a:1d,1h,2h,2k,3k"),
+                        new long[]{1, 2, 3}, Map.of("a", new WorkerMatch("a", 1, 1, 1, 1))),
+                Arguments.of("device blocks after a host block", List.of("a:1h,2d"), new long[]{1, 2},
+                        Map.of("a", new WorkerMatch("a", 0, 1, 1, 0))),
+                Arguments.of("a gap in every tier ends the prefix", List.of("a:1d,3h", "b:1h,2k,3d"), new long[]{1, 2, 3},
+                        Map.of("a", new WorkerMatch("a", 1, 1, 0, 0), "b", new WorkerMatch("b", 0, 1, 1, 1))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("tieredQueries")
+    void findMatchesCountsTheAnyTierPrefixByBestTier(String name, List<String> holdings, long[] query,
+                                                     Map<String, WorkerMatch> expected) {
+        PrefixIndex index = new PrefixIndex(8);
+        for (String h : holdings) {
+            String[] parts = h.split(":");
+            for (String b : parts[1].split(",")) {
+                int tier = switch (b.charAt(b.length() - 1)) {
+                    case 'h' -> Tiers.HOST;
+                    case 'k' -> Tiers.DISK;
+                    default -> Tiers.DEVICE;
+                };
+                index.store(parts[0], tier, Long.parseLong(b.substring(0, b.length() - 1)));
+            }
+        }
+        assertThat(index.findMatches(query).stream().collect(Collectors.toMap(WorkerMatch::workerId, m -> m)))
+                .isEqualTo(expected);
+    }
 }

@@ -28,7 +28,14 @@ final class ReferenceIndexer {
         long epoch;
         long cursor;
         WorkerState state = WorkerState.LIVE;
-        final Set<Long> blocks = new HashSet<>();
+        /** Per tier (0 device, 1 host, 2 disk) the blocks held there. */
+        final List<Set<Long>> tiers = List.of(new HashSet<>(), new HashSet<>(), new HashSet<>());
+        /** The device tier. */
+        final Set<Long> blocks = tiers.get(0);
+
+        void clearAll() {
+            tiers.forEach(Set::clear);
+        }
         long deadline;
         long lastTs = Long.MIN_VALUE;
         long lastStatusTs = Long.MIN_VALUE;
@@ -138,11 +145,18 @@ final class ReferenceIndexer {
                 || l.getIndexDigest().getKvSeq() != w.cursor) {
             return Outcome.IGNORED;
         }
-        long xor = 0;
-        for (long h : w.blocks) {
-            xor ^= h;
+        var d = l.getIndexDigest();
+        long[] counts = {d.getCount(), d.getHostCount(), d.getDiskCount()};
+        long[] xors = {d.getXor(), d.getHostXor(), d.getDiskXor()};
+        boolean same = true;
+        for (int t = 0; t < 3; t++) {
+            long xor = 0;
+            for (long h : w.tiers.get(t)) {
+                xor ^= h;
+            }
+            same &= w.tiers.get(t).size() == counts[t] && xor == xors[t];
         }
-        if (w.blocks.size() == l.getIndexDigest().getCount() && xor == l.getIndexDigest().getXor()) {
+        if (same) {
             return Outcome.APPLIED;
         }
         drift++;
@@ -168,8 +182,10 @@ final class ReferenceIndexer {
             }
             return Outcome.STALE;
         }
-        w.blocks.clear();
+        w.clearAll();
         w.blocks.addAll(s.getSeqHashesList());
+        w.tiers.get(1).addAll(s.getHostSeqHashesList());
+        w.tiers.get(2).addAll(s.getDiskSeqHashesList());
         w.cursor = s.getSeq();
         reconciled++;
         for (KvEventBatch b : new ArrayList<>(w.buffer.values())) {
@@ -222,16 +238,32 @@ final class ReferenceIndexer {
         expire(now);
     }
 
-    /** Leading blocks per worker for {@code chain}; workers with none left out. */
-    Map<String, Integer> matches(long[] chain) {
-        Map<String, Integer> out = new HashMap<>();
+    /**
+     * Per worker for {@code chain}: its leading device blocks, and its leading blocks in any tier counted
+     * by the best tier holding each; workers holding the first block nowhere are left out.
+     */
+    Map<String, WorkerMatch> matches(long[] chain) {
+        Map<String, WorkerMatch> out = new HashMap<>();
         for (Map.Entry<String, Worker> e : workers.entrySet()) {
-            int n = 0;
-            while (n < chain.length && e.getValue().blocks.contains(chain[n])) {
-                n++;
+            Worker w = e.getValue();
+            int device = 0;
+            while (device < chain.length && w.blocks.contains(chain[device])) {
+                device++;
             }
-            if (n > 0) {
-                out.put(e.getKey(), n);
+            int[] best = new int[3];
+            int any = 0;
+            for (; any < chain.length; any++) {
+                int t = 0;
+                while (t < 3 && !w.tiers.get(t).contains(chain[any])) {
+                    t++;
+                }
+                if (t == 3) {
+                    break;
+                }
+                best[t]++;
+            }
+            if (any > 0) {
+                out.put(e.getKey(), new WorkerMatch(e.getKey(), device, best[0], best[1], best[2]));
             }
         }
         return out;
@@ -244,14 +276,28 @@ final class ReferenceIndexer {
     private void apply(Worker w, KvEventBatch b) {
         for (KvEvent e : b.getEventsList()) {
             switch (e.getEventCase()) {
-                case STORED -> e.getStored().getBlocksList().forEach(x -> w.blocks.add(x.getSeqHash()));
-                case REMOVED -> w.blocks.removeAll(e.getRemoved().getSeqHashesList());
-                case CLEARED -> w.blocks.clear();
+                case STORED -> e.getStored().getBlocksList().forEach(x -> tier(w, e.getStored().getTier()).add(x.getSeqHash()));
+                case REMOVED -> tier(w, e.getRemoved().getTier()).removeAll(e.getRemoved().getSeqHashesList());
+                case CLEARED -> {
+                    if (e.getCleared().getTier() == io.flotilla.protocol.v1.KvTier.KV_TIER_UNSPECIFIED) {
+                        w.clearAll();
+                    } else {
+                        tier(w, e.getCleared().getTier()).clear();
+                    }
+                }
                 default -> { }
             }
         }
         w.cursor = b.getSeq();
         applied++;
+    }
+
+    private static Set<Long> tier(Worker w, io.flotilla.protocol.v1.KvTier t) {
+        return switch (t) {
+            case KV_TIER_HOST -> w.tiers.get(1);
+            case KV_TIER_DISK -> w.tiers.get(2);
+            default -> w.blocks;
+        };
     }
 
     private Worker newEpoch(String id, Worker w, long epoch) {
@@ -265,7 +311,7 @@ final class ReferenceIndexer {
         w.epoch = epoch;
         w.cursor = 0;
         w.state = WorkerState.LIVE;
-        w.blocks.clear();
+        w.clearAll();
         w.buffer.clear();
         w.lastTs = Long.MIN_VALUE;
         w.lastStatusTs = Long.MIN_VALUE;
@@ -283,7 +329,7 @@ final class ReferenceIndexer {
 
     private void stopWorker(Worker w, long now) {
         retire(w, w.epoch);
-        w.blocks.clear();
+        w.clearAll();
         w.buffer.clear();
         w.state = WorkerState.EXPIRED;
         w.expiredAt = now;
@@ -296,7 +342,7 @@ final class ReferenceIndexer {
         }
         for (Worker w : workers.values()) {
             if (w.state != WorkerState.EXPIRED && now > w.deadline) {
-                w.blocks.clear();
+                w.clearAll();
                 w.buffer.clear();
                 w.state = WorkerState.EXPIRED;
                 w.expiredAt = now;

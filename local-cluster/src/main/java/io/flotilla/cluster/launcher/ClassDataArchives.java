@@ -38,7 +38,7 @@ import java.util.function.Function;
  * built from: the exec jar's size and modification time and the JVM. A stamp that differs (the jar was rebuilt,
  * another JDK) makes the next {@code up} build them again; {@code mvn clean} removes them with the jar.
  *
- * <p>The training run is the service itself with the cluster's arguments and {@code -Dspring.context.exit=onRefresh}:
+ * <p>The training run is the service itself with a cluster's arguments and {@code -Dspring.context.exit=onRefresh}:
  * Spring builds every bean and halts before any lifecycle starts (no listener polls Kafka, no server accepts),
  * and the JVM writes the classes loaded so far. A run that fails or times out is recorded in the stamp, reported
  * once, and the service starts from its exec jar without an archive until the jar changes: an archive never

@@ -26,19 +26,27 @@ import java.util.Map;
  * @param kafkaConfig     a properties file of {@code spring.kafka.*} client settings (security protocol, SASL,
  *                        TLS) every service imports ({@code --spring.config.import}, so no secret appears on a
  *                        command line); null for none
+ * @param kvbm            the simulated workers' KV tiers below the device and their device pool size
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                             java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers,
-                            java.nio.file.Path kafkaConfig) {
+                            java.nio.file.Path kafkaConfig, KvbmOptions kvbm) {
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
-        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null);
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null,
+                KvbmOptions.NONE);
     }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers) {
-        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, routers, null);
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, routers, null,
+                KvbmOptions.NONE);
+    }
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model, KvbmOptions kvbm) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, model, 1, null, kvbm);
     }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
@@ -53,6 +61,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
 
     public ClusterLayout {
         java.util.Objects.requireNonNull(model, "model");
+        kvbm = kvbm == null ? KvbmOptions.NONE : kvbm;
         if (routers < 1 || routers > Ports.MAX_ROUTERS) {
             throw new IllegalArgumentException("routers must be between 1 and " + Ports.MAX_ROUTERS + ": " + routers);
         }
@@ -170,9 +179,12 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         List<String> args = new ArrayList<>(workerArgs(n));
         args.addAll(model.workerArgs());
         args.addAll(engines.workerArgs(n));
+        if (!engines.external()) {
+            args.addAll(kvbm.workerArgs(Ports.workerId(n), stateDir));
+        }
         return new ServiceSpec(Ports.workerId(n), "worker-agent",
                 ports("grpc", Ports.workerGrpc(n), "transfer", Ports.workerTransfer(n), "mgmt", Ports.workerManagement(n)),
-                Ports.workerManagement(n), args, WORKER_HEAP);
+                Ports.workerManagement(n), args, WORKER_HEAP, kvbm.workerDirectMemory());
     }
 
     private List<String> workerArgs(int n) {

@@ -99,6 +99,26 @@ public final class FlotillaCli {
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
+        @Option(names = "--kvbm-host", paramLabel = "SIZE",
+                description = "Host-memory KV tier per simulated worker, e.g. 2GiB: evicted device blocks are kept there and onboarded back instead of recomputed.")
+        String kvbmHost;
+        @Option(names = "--kvbm-disk", paramLabel = "SIZE",
+                description = "Disk KV tier per simulated worker, e.g. 8GiB, in .flotilla/kvbm/<worker>; host-memory victims go there, and it survives worker restarts. Needs --kvbm-host.")
+        String kvbmDisk;
+        @Option(names = "--kv-blocks", paramLabel = "N",
+                description = "Device KV blocks per simulated worker (default 8192).")
+        Integer kvBlocks;
+        @Option(names = "--tool-parser", paramLabel = "NAME",
+                description = "How the model writes tool calls: hermes (the default with the built-in ChatML template), "
+                        + "llama3-json, mistral, deepseek-v3 or none; the gateway parses them into tool_calls.")
+        String toolParser;
+        @Option(names = "--reasoning-parser", paramLabel = "NAME",
+                description = "How the model marks its reasoning: deepseek-r1 or qwen3 (default: none); the gateway "
+                        + "returns it as reasoning_content.")
+        String reasoningParser;
+        @Option(names = "--sim-script", paramLabel = "FILE",
+                description = "Scripted replies of the simulated engines (JSON rules: a prompt match and its reply).")
+        String simScript;
         @Option(names = "--no-cds",
                 description = "Neither build nor use the class-data-sharing archives (one per service jar, built at the first up after a build).")
         boolean noCds;
@@ -127,10 +147,19 @@ public final class FlotillaCli {
             PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
             ExternalEngines engines = ExternalEngines.parse(engine, engineUrls, kvEvents, kvEventsReplay, servedModel,
                     aggregated + prefill + decode);
-            ServedModel served = ServedModel.parse(model, modelDir, blockSize, !engines.external(), workingDir());
+            ServedModel served = ServedModel.parse(model, modelDir, blockSize, !engines.external(), workingDir())
+                    .withBehaviour(toolParser, reasoningParser, simScript, workingDir());
+            if (simScript != null && engines.external()) {
+                throw new LauncherException("--sim-script scripts the simulated engines; with --engine openai-http the engines answer");
+            }
             if (engines.external() && served.modelDir() == null) {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
+            }
+            KvbmOptions kvbm = KvbmOptions.parse(kvbmHost, kvbmDisk, kvBlocks);
+            if (engines.external() && !kvbm.equals(KvbmOptions.NONE)) {
+                throw new LauncherException("--kvbm-host, --kvbm-disk and --kv-blocks size simulated workers; an external "
+                        + "engine has its own (vLLM: --kv-transfer-config with OffloadingConnector or LMCache)");
             }
             Path clientConfig = kafkaConfig == null ? null : KafkaClientFile.check(workingDir().resolve(kafkaConfig));
             if (clientConfig != null && kafka == null) {
@@ -138,7 +167,7 @@ public final class FlotillaCli {
             }
             LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, routers, clientConfig, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, clientConfig, kvbm, Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

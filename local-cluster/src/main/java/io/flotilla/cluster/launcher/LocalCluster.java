@@ -124,13 +124,22 @@ public final class LocalCluster {
                 kafkaConfig, timeout);
     }
 
-    /**
-     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
-     * given all), every service importing {@code kafkaConfig} when it is not null.
-     */
+    /** As the whole start below, the simulated workers without KV tiers below the device. */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    int routers, Path kafkaConfig, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
+                kafkaConfig, KvbmOptions.NONE, timeout);
+    }
+
+    /**
+     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
+     * given all), every service importing {@code kafkaConfig} when it is not null, the simulated workers with the
+     * KV tiers {@code kvbm} sizes.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
+                                   int routers, Path kafkaConfig, KvbmOptions kvbm, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -138,7 +147,7 @@ public final class LocalCluster {
             ClusterLayout layout;
             try {
                 layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize());
+                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), kvbm);
             } catch (IllegalArgumentException e) {
                 throw new LauncherException(e.getMessage());
             }
@@ -156,7 +165,7 @@ public final class LocalCluster {
                 }
                 // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
                 // and the free ports; the time they take once per jar is reported apart from the start's.
-                Duration training = classDataSharing ? processes.prepareArchives(specs, out) : Duration.ZERO;
+                Duration training = classDataSharing ? train(layout) : Duration.ZERO;
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec, classDataSharing);
                     started.add(s);
@@ -180,6 +189,23 @@ public final class LocalCluster {
         }
     }
 
+    /**
+     * Builds the class-data archives the services lack, each from a training run of its service as the default
+     * cluster configures it (simulated engine, no KV tiers, state in a scratch directory) on {@code layout}'s Kafka:
+     * a run never touches an external engine, a worker's disk tier or the indexer's snapshots, and the ports it
+     * binds are ones every layout has, checked free.
+     */
+    private Duration train(ClusterLayout layout) {
+        Path scratch = stateDir.resolve("cds-training");
+        ClusterLayout training = new ClusterLayout(1, 0, 0, "kv", layout.kafkaBootstrap(), scratch, 1.0,
+                ServedModel.DEFAULT, 1, layout.kafkaConfig(), KvbmOptions.NONE);
+        try {
+            return processes.prepareArchives(training.services(), out);
+        } finally {
+            KafkaBroker.deleteRecursively(scratch);
+        }
+    }
+
     /** Records the layout in the state, so that start-worker (and the planner's local connector) starts workers alike. */
     static void record(ClusterState state, ClusterLayout layout, PlannerOptions planner, ExternalEngines engines) {
         state.setLayout("aggregated", Integer.toString(layout.aggregated()));
@@ -193,6 +219,7 @@ public final class LocalCluster {
         state.setLayout("planner", planner.connector());
         engines.save(state);
         layout.model().save(state);
+        layout.kvbm().save(state);
     }
 
     /** The layout {@link #record} recorded (without the external engines: {@link ExternalEngines#load}). */
@@ -202,7 +229,8 @@ public final class LocalCluster {
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
                 Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state),
                 Integer.parseInt(state.layout("routers", "1")),
-                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")));
+                state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")),
+                KvbmOptions.load(state));
     }
 
     /** The recorded state, after checking that none of its processes still runs. */

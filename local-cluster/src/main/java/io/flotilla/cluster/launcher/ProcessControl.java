@@ -45,7 +45,8 @@ final class ProcessControl {
      */
     static List<String> jvmFlags(ServiceSpec spec) {
         return List.of("-Xms16m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
-                "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m", "-XX:MaxDirectMemorySize=512m",
+                "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m",
+                "-XX:MaxDirectMemorySize=" + spec.directMemory(),
                 "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true");
     }
 

@@ -38,9 +38,37 @@ import java.util.regex.Pattern;
  * @param blockSize   tokens per KV block the workers hash with (and the engines' {@code --block-size})
  * @param vocabSize   vocabulary of simulated engines, or null for theirs (cl100k_base)
  * @param eosTokenId  end-of-sequence token of simulated engines, or null for theirs
+ * @param toolParser  the gateway's tool-call parser for the model ({@code --tool-parser}), or null for its default
+ * @param reasoningParser the gateway's reasoning parser ({@code --reasoning-parser}), or null for none
+ * @param simScript   scripted replies of simulated engines ({@code --sim-script}, absolute), or null for none
  */
 public record ServedModel(String name, Path modelDir, String tokenizerId, int blockSize, Integer vocabSize,
-                          Integer eosTokenId) {
+                          Integer eosTokenId, String toolParser, String reasoningParser, Path simScript) {
+
+    public ServedModel(String name, Path modelDir, String tokenizerId, int blockSize, Integer vocabSize, Integer eosTokenId) {
+        this(name, modelDir, tokenizerId, blockSize, vocabSize, eosTokenId, null, null, null);
+    }
+
+    /**
+     * The same model with the gateway's output parsers and the simulated engines' script.
+     *
+     * @param workingDir what a relative {@code simScript} is relative to
+     */
+    public ServedModel withBehaviour(String tools, String reasoning, String script, Path workingDir) {
+        Path file = null;
+        if (script != null) {
+            file = workingDir.resolve(script).toAbsolutePath().normalize();
+            if (!Files.isRegularFile(file)) {
+                throw new LauncherException("--sim-script " + file + " is not a file");
+            }
+        }
+        return new ServedModel(name, modelDir, tokenizerId, blockSize, vocabSize, eosTokenId, blank(tools), blank(reasoning),
+                file);
+    }
+
+    private static String blank(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
 
     public static final String DEFAULT_NAME = "flotilla-sim";
     public static final String DEFAULT_TOKENIZER = "cl100k_base";
@@ -128,6 +156,9 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
             args.add("--flotilla.worker.sim.vocab-size=" + vocabSize);
             args.add("--flotilla.worker.sim.eos-token-id=" + eosTokenId);
         }
+        if (simScript != null) {
+            args.add("--flotilla.worker.sim.script=" + simScript);
+        }
         return args;
     }
 
@@ -140,6 +171,12 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
         if (modelDir != null) {
             args.add("--flotilla.gateway.models[" + name + "].model-dir=" + modelDir);
             args.add("--flotilla.gateway.models[" + name + "].tokenizer=" + tokenizerId);
+        }
+        if (toolParser != null) {
+            args.add("--flotilla.gateway.models[" + name + "].tool-parser=" + toolParser);
+        }
+        if (reasoningParser != null) {
+            args.add("--flotilla.gateway.models[" + name + "].reasoning-parser=" + reasoningParser);
         }
         return args;
     }
@@ -157,6 +194,9 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
         state.setLayout("block-size", Integer.toString(blockSize));
         state.setLayout("vocab-size", vocabSize == null ? "" : vocabSize.toString());
         state.setLayout("eos-token-id", eosTokenId == null ? "" : eosTokenId.toString());
+        state.setLayout("tool-parser", toolParser == null ? "" : toolParser);
+        state.setLayout("reasoning-parser", reasoningParser == null ? "" : reasoningParser);
+        state.setLayout("sim-script", simScript == null ? "" : simScript.toString());
     }
 
     /**
@@ -168,9 +208,12 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
         String dir = state.layout("model-dir", "");
         String vocab = state.layout("vocab-size", "");
         String eos = state.layout("eos-token-id", "");
+        String script = state.layout("sim-script", "");
         return new ServedModel(state.layout("model", DEFAULT_NAME), dir.isEmpty() ? null : Path.of(dir),
                 state.layout("tokenizer-id", DEFAULT_TOKENIZER), block.isEmpty() ? DEFAULT_BLOCK_SIZE : Integer.parseInt(block),
-                vocab.isEmpty() ? null : Integer.valueOf(vocab), eos.isEmpty() ? null : Integer.valueOf(eos));
+                vocab.isEmpty() ? null : Integer.valueOf(vocab), eos.isEmpty() ? null : Integer.valueOf(eos),
+                blank(state.layout("tool-parser", "")), blank(state.layout("reasoning-parser", "")),
+                script.isEmpty() ? null : Path.of(script));
     }
 
     private static JsonNode tokenizerConfig(Path dir) {

@@ -13,13 +13,22 @@ import java.util.Map;
  * @param managementPort port serving {@code /actuator/health}; 0 when the process has none (Kafka)
  * @param args           Spring Boot command-line arguments ({@code --key=value})
  * @param heap           -Xmx of the JVM
+ * @param directMemory   -XX:MaxDirectMemorySize of the JVM (off-heap KV: device pool, host tier)
  */
 public record ServiceSpec(String name, String module, Map<String, Integer> ports, int managementPort,
-                          List<String> args, String heap) {
+                          List<String> args, String heap, String directMemory) {
+
+    static final String DEFAULT_DIRECT_MEMORY = "512m";
 
     public ServiceSpec {
         ports = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ports));
         args = List.copyOf(args);
+        directMemory = directMemory == null ? DEFAULT_DIRECT_MEMORY : directMemory;
+    }
+
+    public ServiceSpec(String name, String module, Map<String, Integer> ports, int managementPort, List<String> args,
+                       String heap) {
+        this(name, module, ports, managementPort, args, heap, DEFAULT_DIRECT_MEMORY);
     }
 
     public boolean isWorker() {

@@ -243,4 +243,21 @@ class ServedModelTest {
                 .isEqualTo(new ServedModel("flotilla-sim", null, "cl100k_base", 32, null, null));
         assertThat(ServedModel.load(ClusterState.load(tmp.resolve("empty")))).isEqualTo(ServedModel.DEFAULT);
     }
+
+    @Test
+    void parsersGoToTheGatewayAndTheScriptToTheWorkersAndAreRecorded(@TempDir Path tmp) throws IOException {
+        Path script = Files.writeString(tmp.resolve("replies.json"), "{\"rules\": []}");
+        ServedModel model = ServedModel.DEFAULT.withBehaviour("llama3-json", "deepseek-r1", "replies.json", tmp);
+        assertThat(model.gatewayArgs()).contains("--flotilla.gateway.models[flotilla-sim].tool-parser=llama3-json",
+                "--flotilla.gateway.models[flotilla-sim].reasoning-parser=deepseek-r1");
+        assertThat(model.workerArgs()).contains("--flotilla.worker.sim.script=" + script.toAbsolutePath().normalize());
+        assertThat(ServedModel.DEFAULT.gatewayArgs()).noneMatch(a -> a.contains("parser"));
+
+        ClusterState state = ClusterState.load(tmp);
+        model.save(state);
+        state.save();
+        assertThat(ServedModel.load(ClusterState.load(tmp))).isEqualTo(model);
+        assertThatThrownBy(() -> ServedModel.DEFAULT.withBehaviour(null, null, "missing.json", tmp))
+                .isInstanceOf(LauncherException.class).hasMessageContaining("--sim-script");
+    }
 }

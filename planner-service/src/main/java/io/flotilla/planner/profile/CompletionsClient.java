@@ -1,5 +1,6 @@
 package io.flotilla.planner.profile;
 
+import io.flotilla.protocol.sse.SseDecoder;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -66,46 +67,58 @@ public final class CompletionsClient implements CompletionProbe {
             String text = String.join("\n", response.body().toList());
             throw new IllegalStateException("POST " + endpoint + " answered " + response.statusCode() + ": " + text);
         }
-        long first = -1;
-        long last = -1;
-        int chunks = 0;
-        int usageTokens = -1;
+        Chunks chunks = new Chunks();
+        SseDecoder sse = new SseDecoder(chunks);
         try (Stream<String> lines = response.body()) {
             for (String line : (Iterable<String>) lines::iterator) {
-                if (!line.startsWith("data:")) {
-                    continue;
-                }
-                String data = line.substring(5).trim();
-                if (data.equals("[DONE]")) {
+                sse.line(line, line.isEmpty() ? 0 : nanoTime.getAsLong()); // a blank line only dispatches
+                if (chunks.done) {
                     break;
                 }
-                JsonNode chunk = JSON.readTree(data);
-                JsonNode usage = chunk.get("usage");
-                if (usage != null && usage.isObject() && usage.has("completion_tokens")) {
-                    usageTokens = usage.get("completion_tokens").asInt();
-                }
-                JsonNode choices = chunk.get("choices");
-                if (choices == null || choices.isEmpty()) {
-                    continue;
-                }
-                JsonNode finish = choices.get(0).get("finish_reason");
-                if (finish != null && !finish.isNull()) {
-                    continue;
-                }
-                long now = nanoTime.getAsLong();
-                if (first < 0) {
-                    first = now;
-                }
-                last = now;
-                chunks++;
             }
         }
-        int tokens = usageTokens >= 0 ? usageTokens : chunks;
-        if (first < 0) {
+        sse.end();
+        int tokens = chunks.usageTokens >= 0 ? chunks.usageTokens : chunks.count;
+        if (chunks.first < 0) {
             return new Measurement(Double.NaN, 0, tokens);
         }
-        double ttft = (first - start) / 1e6;
-        double itl = tokens > 1 ? (last - first) / 1e6 / (tokens - 1) : 0;
+        double ttft = (chunks.first - start) / 1e6;
+        double itl = tokens > 1 ? (chunks.last - chunks.first) / 1e6 / (tokens - 1) : 0;
         return new Measurement(ttft, itl, tokens);
+    }
+
+    /** The stream's chunks as they arrive: when the first and last token came, and the usage's count. */
+    private static final class Chunks implements SseDecoder.Listener {
+        long first = -1;
+        long last = -1;
+        int count;
+        int usageTokens = -1;
+        boolean done;
+
+        @Override
+        public void onEvent(String type, String data, long receivedNanos) {
+            if (done || data.equals("[DONE]")) {
+                done = true;
+                return;
+            }
+            JsonNode chunk = JSON.readTree(data);
+            JsonNode usage = chunk.get("usage");
+            if (usage != null && usage.isObject() && usage.has("completion_tokens")) {
+                usageTokens = usage.get("completion_tokens").asInt();
+            }
+            JsonNode choices = chunk.get("choices");
+            if (choices == null || choices.isEmpty()) {
+                return;
+            }
+            JsonNode finish = choices.get(0).get("finish_reason");
+            if (finish != null && !finish.isNull()) {
+                return;
+            }
+            if (first < 0) {
+                first = receivedNanos;
+            }
+            last = receivedNanos;
+            count++;
+        }
     }
 }

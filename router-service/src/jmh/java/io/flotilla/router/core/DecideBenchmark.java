@@ -1,5 +1,6 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -9,7 +9,7 @@ import io.flotilla.router.core.ActiveLoad;
 import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.WorkerView;
 import io.flotilla.router.service.CapacityPublisher;
-import io.flotilla.router.service.RouterEngine;
+import io.flotilla.router.service.RequestRouter;
 import io.flotilla.router.service.RouterMetrics;
 import io.flotilla.router.core.Strategy;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -31,11 +31,11 @@ import java.util.Map;
 @Endpoint(id = "router")
 public class RouterEndpoint {
 
-    private final RouterEngine engine;
+    private final RequestRouter engine;
     private final RouterMetrics metrics;
     private final CapacityPublisher capacity;
 
-    public RouterEndpoint(RouterEngine engine, RouterMetrics metrics, CapacityPublisher capacity) {
+    public RouterEndpoint(RequestRouter engine, RouterMetrics metrics, CapacityPublisher capacity) {
         this.engine = engine;
         this.metrics = metrics;
         this.capacity = capacity;
@@ -68,6 +68,13 @@ public class RouterEndpoint {
                 m.put("capacity_source", status == null ? "" : status.getCapacitySource());
                 m.put("engine", status == null ? "" : status.getEngine());
                 m.put("timing", timingOf(w, status));
+                if (w.tiers().bytesPerBlock() > 0) {
+                    Map<String, Object> tiers = new LinkedHashMap<>();
+                    tiers.put("bytes_per_block", w.tiers().bytesPerBlock());
+                    tiers.put("host_bytes_per_second", w.tiers().hostBytesPerSecond());
+                    tiers.put("disk_bytes_per_second", w.tiers().diskBytesPerSecond());
+                    m.put("kv_tiers", tiers);
+                }
                 workers.add(m);
             }
             models.add(Map.of("model", c.model(), "saturated", c.saturated(), "free_workers", c.freeWorkers()));

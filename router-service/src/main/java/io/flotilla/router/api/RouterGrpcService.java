@@ -11,13 +11,13 @@ import io.flotilla.protocol.v1.RouterServiceGrpc;
 import io.flotilla.protocol.v1.WatchCapacityRequest;
 import io.flotilla.protocol.v1.WorkerFailure;
 import io.flotilla.router.service.CapacityPublisher;
-import io.flotilla.router.service.RouterEngine;
+import io.flotilla.router.service.RequestRouter;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 /**
- * RouterService: validates, then hands every call to the {@link RouterEngine}. No method blocks
+ * RouterService: validates, then hands every call to the {@link RequestRouter}. No method blocks
  * ({@code Route} asks the indexer asynchronously; bookings and their router-sync records are
  * in-memory updates and a queue offer), so every call runs on the transport thread that read it
  * ({@link #INLINE_METHODS}). That also keeps one gateway's calls in the order it sent them: a
@@ -30,10 +30,10 @@ public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImpl
     public static final java.util.Set<String> INLINE_METHODS = RouterServiceGrpc.getServiceDescriptor().getMethods().stream()
             .map(m -> m.getFullMethodName()).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
-    private final RouterEngine engine;
+    private final RequestRouter engine;
     private final CapacityPublisher capacity;
 
-    public RouterGrpcService(RouterEngine engine, CapacityPublisher capacity) {
+    public RouterGrpcService(RequestRouter engine, CapacityPublisher capacity) {
         this.engine = engine;
         this.capacity = capacity;
     }

@@ -4,6 +4,7 @@ import io.flotilla.protocol.v1.FindMatchesRequest;
 import io.flotilla.protocol.v1.FindMatchesResponse;
 import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.flotilla.protocol.v1.WorkerMatch;
+import io.flotilla.router.core.KvOverlap;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.flotilla.protocol.grpc.SharedEventLoop;
@@ -91,9 +92,9 @@ public final class IndexerClient implements AutoCloseable {
                 .build());
     }
 
-    /** Matched leading blocks per worker, or empty when the indexer did not answer in time (blocking). */
-    public Optional<Map<String, Integer>> findMatches(String model, int blockSize, long[] seqHashes) {
-        CompletableFuture<Optional<Map<String, Integer>>> answer = new CompletableFuture<>();
+    /** The prefix each worker holds per tier, or empty when the indexer did not answer in time (blocking). */
+    public Optional<Map<String, KvOverlap>> findMatches(String model, int blockSize, long[] seqHashes) {
+        CompletableFuture<Optional<Map<String, KvOverlap>>> answer = new CompletableFuture<>();
         findMatches(model, blockSize, seqHashes, answer::complete);
         return answer.join();
     }
@@ -103,7 +104,7 @@ public final class IndexerClient implements AutoCloseable {
      * the indexer did not answer within the deadline. {@code done} runs exactly once: on this thread
      * when the breaker refuses the call, else on the channel's I/O thread.
      */
-    public void findMatches(String model, int blockSize, long[] seqHashes, Consumer<Optional<Map<String, Integer>>> done) {
+    public void findMatches(String model, int blockSize, long[] seqHashes, Consumer<Optional<Map<String, KvOverlap>>> done) {
         if (!breaker.tryAcquirePermission()) {
             done.accept(Optional.empty()); // breaker open: do not even try
             return;
@@ -148,13 +149,22 @@ public final class IndexerClient implements AutoCloseable {
                             budget / 1000);
                 }
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
-                Map<String, Integer> out = new HashMap<>();
+                Map<String, KvOverlap> out = new HashMap<>();
                 for (WorkerMatch m : response.getMatchesList()) {
-                    out.put(m.getWorkerId(), m.getMatchedBlocks());
+                    out.put(m.getWorkerId(), overlapOf(m));
                 }
                 done.accept(Optional.of(out));
             }
         });
+    }
+
+    /** A match as tiers; an indexer without tiers answers the device prefix only. */
+    static KvOverlap overlapOf(WorkerMatch m) {
+        int any = m.getPrefixDeviceBlocks() + m.getPrefixHostBlocks() + m.getPrefixDiskBlocks();
+        if (any < m.getMatchedBlocks()) {
+            return KvOverlap.deviceOnly(m.getMatchedBlocks());
+        }
+        return new KvOverlap(m.getMatchedBlocks(), m.getPrefixDeviceBlocks(), m.getPrefixHostBlocks(), m.getPrefixDiskBlocks());
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.flotilla.router.config;
 
 import io.flotilla.router.client.DeadlineEstimator;
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.Strategy;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -14,7 +16,9 @@ import org.springframework.validation.annotation.Validated;
 import java.time.Duration;
 
 /**
- * Router settings.
+ * Router settings: the one place their defaults are written. {@link #routingConfig()} produces the
+ * pure core's {@link RouterConfig} from them; {@code RouterConfig.defaults()} is what an empty
+ * environment binds to (a test holds the two equal), so core tests and the running router agree.
  *
  * @param name                  this replica's name; its router id (in router-sync records, WatchCapacity updates and
  *                              logs) is the name and a random suffix, unique per process start
@@ -70,6 +74,25 @@ public record RouterProperties(
         @DefaultValue("1ms") Duration capacityCoalesce,
         @DefaultValue("5s") Duration capacityHeartbeat,
         @DefaultValue("true") boolean sharedEventLoop) {
+
+    /**
+     * The routing core's configuration. Settings with no key here (how load reports and bookings merge,
+     * the busy answer's retry-after clamp, the approximate index's size bound) take the core's
+     * defaults.
+     */
+    public RouterConfig routingConfig() {
+        RouterConfig core = RouterConfig.defaults();
+        return new RouterConfig(Strategy.parse(mode),
+                new RouterConfig.Weights(weightPrefill, weightDecode, weightQueue), temperature, core.loadMerge(),
+                new RouterConfig.Busy(threshold(busyPrefillFraction), threshold(busyDecodeFraction),
+                        core.busy().retryAfterMs(), core.busy().minRetryAfterMs(), core.busy().maxRetryAfterMs()),
+                new RouterConfig.Disagg(disaggMinUncachedTokens), sequenceTtl,
+                new RouterConfig.Approx(approxTtl, core.approx().maxEntries()));
+    }
+
+    private static RouterConfig.Threshold threshold(double fraction) {
+        return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
+    }
 
     /** The FindMatches deadline's settings: fixed when {@code indexerDeadline} is set, else adaptive. */
     public DeadlineEstimator.Settings indexerDeadlineSettings() {

@@ -17,11 +17,10 @@ import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.SuspectProber;
 import io.flotilla.router.cluster.WorkerDirectory;
-import io.flotilla.router.core.BookingLedger;
+import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.core.RouterConfig;
-import io.flotilla.router.core.Strategy;
 import io.flotilla.router.service.CapacityPublisher;
-import io.flotilla.router.service.RouterEngine;
+import io.flotilla.router.service.RequestRouter;
 import io.flotilla.router.service.RouterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -58,18 +57,7 @@ class RouterWiring {
 
     @Bean
     RouterConfig routingConfig(RouterProperties p) {
-        RouterConfig d = RouterConfig.defaults();
-        return new RouterConfig(Strategy.parse(p.mode()),
-                new RouterConfig.Weights(p.weightPrefill(), p.weightDecode(), p.weightQueue()), p.temperature(),
-                d.loadMerge(),
-                new RouterConfig.Busy(threshold(p.busyPrefillFraction()), threshold(p.busyDecodeFraction()),
-                        d.busy().retryAfterMs(), d.busy().minRetryAfterMs(), d.busy().maxRetryAfterMs()),
-                new RouterConfig.Disagg(p.disaggMinUncachedTokens()), p.sequenceTtl(),
-                new RouterConfig.Approx(p.approxTtl(), d.approx().maxEntries()));
-    }
-
-    private static RouterConfig.Threshold threshold(double fraction) {
-        return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
+        return p.routingConfig();
     }
 
     /** The router's gRPC I/O thread, shared by its server and its indexer channel (see {@link SharedEventLoop}). */
@@ -120,18 +108,18 @@ class RouterWiring {
     }
 
     @Bean
-    RouterEngine routerEngine(RouterConfig config, RouterProperties p, IndexerClient indexer,
+    RequestRouter requestRouter(RouterConfig config, RouterProperties p, IndexerClient indexer,
                               Producer<String, Object> routerProducer, RouterMetrics metrics, Clock clock,
                               MeterRegistry registry) {
         String routerId = p.name() + "-" + Long.toHexString(new SecureRandom().nextLong());
         long seed = p.seed() != 0 ? p.seed() : System.nanoTime();
-        RouterEngine engine = new RouterEngine(config, new WorkerDirectory(), BookingLedger.create(routerId, config),
+        RequestRouter engine = new RequestRouter(config, new WorkerDirectory(), BookingLedger.create(routerId, config),
                 indexer, routerProducer, metrics, clock, new SplittableRandom(seed), routerId);
         Gauge.builder("flotilla.router.workers", engine, e -> e.directory().size())
                 .description("Workers in membership").register(registry);
         Gauge.builder("flotilla.router.active_sequences", engine, e -> e.ledger().sequences().size())
                 .description("Requests booked and not yet released").register(registry);
-        FunctionCounter.builder("flotilla.router.sync_errors", engine, RouterEngine::syncErrors)
+        FunctionCounter.builder("flotilla.router.sync_errors", engine, RequestRouter::syncErrors)
                 .description("Booking changes that could not be shared with other replicas").register(registry);
         return engine;
     }
@@ -150,7 +138,7 @@ class RouterWiring {
     }
 
     @Bean
-    CapacityPublisher capacityPublisher(RouterEngine engine, RouterProperties p, Scheduler capacityScheduler,
+    CapacityPublisher capacityPublisher(RequestRouter engine, RouterProperties p, Scheduler capacityScheduler,
                                         MeterRegistry registry) {
         CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
                 System::nanoTime, new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
@@ -159,12 +147,12 @@ class RouterWiring {
     }
 
     @Bean
-    RouterGrpcService routerGrpcService(RouterEngine engine, CapacityPublisher capacityPublisher) {
+    RouterGrpcService routerGrpcService(RequestRouter engine, CapacityPublisher capacityPublisher) {
         return new RouterGrpcService(engine, capacityPublisher);
     }
 
     @Bean
-    RouterEndpoint routerEndpoint(RouterEngine engine, RouterMetrics metrics, CapacityPublisher capacityPublisher) {
+    RouterEndpoint routerEndpoint(RequestRouter engine, RouterMetrics metrics, CapacityPublisher capacityPublisher) {
         return new RouterEndpoint(engine, metrics, capacityPublisher);
     }
 
@@ -173,7 +161,7 @@ class RouterWiring {
      * stopping ends the WatchCapacity streams before the gRPC server shuts down (which would wait for them).
      */
     @Bean
-    SmartLifecycle routerFeeds(RouterEngine engine, IndexerClient indexer, CapacityPublisher capacity,
+    SmartLifecycle routerFeeds(RequestRouter engine, IndexerClient indexer, CapacityPublisher capacity,
                                KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
         Map<String, Object> consumer = kafka.consumer();
         return new SmartLifecycle() {

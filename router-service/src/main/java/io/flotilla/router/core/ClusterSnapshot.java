@@ -14,14 +14,17 @@ import java.util.Objects;
  *
  * @param workers       every known worker, in any state; {@link RoutingPolicy} filters them. Kept sorted
  *                      by id so decisions do not depend on the order membership arrived in
- * @param overlapBlocks leading blocks of this request's prefix each worker holds (absent = 0)
+ * @param overlapBlocks leading blocks of this request's prefix each worker holds on the device (absent = 0)
  * @param source        where {@code overlapBlocks} came from; {@link OverlapSource#NONE} when missing
  * @param activeLoad    this router's booked load per worker (absent = {@link ActiveLoad#NONE})
  * @param bookedAtReport the booked load per worker when that worker's last load report arrived (see
  *                      {@link LoadMerge#DELTA}; absent = {@link ActiveLoad#NONE})
+ * @param tiered        per worker the prefix held per tier, for workers holding part of it below the
+ *                      device (absent = {@link KvOverlap#deviceOnly} of {@code overlapBlocks})
  */
 public record ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> overlapBlocks, OverlapSource source,
-                              Map<String, ActiveLoad> activeLoad, Map<String, ActiveLoad> bookedAtReport) {
+                              Map<String, ActiveLoad> activeLoad, Map<String, ActiveLoad> bookedAtReport,
+                              Map<String, KvOverlap> tiered) {
 
     private static final Comparator<WorkerView> BY_ID = Comparator.comparing(WorkerView::id);
 
@@ -31,25 +34,55 @@ public record ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> ove
         overlapBlocks = overlapBlocks == null ? Map.of() : overlapBlocks;
         activeLoad = activeLoad == null ? Map.of() : activeLoad;
         bookedAtReport = bookedAtReport == null ? Map.of() : bookedAtReport;
+        tiered = tiered == null ? Map.of() : tiered;
         if (source == OverlapSource.NONE) {
             overlapBlocks = Map.of();
+            tiered = Map.of();
         }
+    }
+
+    /** A snapshot whose overlap is on the device only. */
+    public ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> overlapBlocks, OverlapSource source,
+                           Map<String, ActiveLoad> activeLoad, Map<String, ActiveLoad> bookedAtReport) {
+        this(workers, overlapBlocks, source, activeLoad, bookedAtReport, Map.of());
+    }
+
+    /** A snapshot from the indexer's per-tier answer. */
+    public static ClusterSnapshot ofTiers(List<WorkerView> workers, Map<String, KvOverlap> overlaps, OverlapSource source,
+                                          Map<String, ActiveLoad> activeLoad, Map<String, ActiveLoad> bookedAtReport) {
+        Map<String, Integer> device = new java.util.HashMap<>();
+        Map<String, KvOverlap> lower = new java.util.HashMap<>();
+        overlaps.forEach((id, o) -> {
+            if (o.deviceRun() > 0) {
+                device.put(id, o.deviceRun());
+            }
+            if (o.hasLowerTiers()) {
+                lower.put(id, o);
+            }
+        });
+        return new ClusterSnapshot(workers, device, source, activeLoad, bookedAtReport, lower);
     }
 
     /** A snapshot whose bookings are all newer than every load report. */
     public ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> overlapBlocks, OverlapSource source,
                            Map<String, ActiveLoad> activeLoad) {
-        this(workers, overlapBlocks, source, activeLoad, Map.of());
+        this(workers, overlapBlocks, source, activeLoad, Map.of(), Map.of());
     }
 
     /** A snapshot without overlap data: the policy degrades to load-based routing. */
     public static ClusterSnapshot withoutOverlap(List<WorkerView> workers, Map<String, ActiveLoad> activeLoad) {
-        return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, activeLoad, Map.of());
+        return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, activeLoad, Map.of(), Map.of());
     }
 
     public int overlapOf(String workerId) {
         Integer o = overlapBlocks.get(workerId);
         return o == null ? 0 : Math.max(0, o);
+    }
+
+    /** What {@code workerId} holds of the prefix, per tier. */
+    public KvOverlap tieredOf(String workerId) {
+        KvOverlap o = tiered.get(workerId);
+        return o != null ? o : KvOverlap.deviceOnly(overlapOf(workerId));
     }
 
     public ActiveLoad activeLoadOf(String workerId) {

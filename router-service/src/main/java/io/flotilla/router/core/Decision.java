@@ -22,10 +22,13 @@ import java.util.Objects;
  *                             "prefill:"-prefixed costs of the prefill pool when one was scored
  * @param unit                 unit of {@code scores}
  * @param retryAfterMs         when BUSY: the hint for Retry-After; 0 otherwise
+ * @param onboardHostBlocks    prefix blocks the prefilling worker was priced to onboard from host memory
+ * @param onboardDiskBlocks    ... from disk (both 0 when its device prefix or a recompute was cheaper)
  */
 public record Decision(Outcome outcome, String workerId, String workerEndpoint, String prefillWorkerId,
                        String prefillEndpoint, int overlapBlocks, int prefillOverlapBlocks, int newPrefillTokens, int newDecodeBlocks,
-                       Map<String, Double> scores, ModeUsed modeUsed, CostUnit unit, long retryAfterMs) {
+                       Map<String, Double> scores, ModeUsed modeUsed, CostUnit unit, long retryAfterMs,
+                       int onboardHostBlocks, int onboardDiskBlocks) {
 
     public enum Outcome {
         /** A worker was chosen. */
@@ -44,6 +47,25 @@ public record Decision(Outcome outcome, String workerId, String workerEndpoint, 
         prefillWorkerId = prefillWorkerId == null ? "" : prefillWorkerId;
         prefillEndpoint = prefillEndpoint == null ? "" : prefillEndpoint;
         scores = scores == null ? Map.of() : scores;
+    }
+
+    /** A decision without onboarding. */
+    public Decision(Outcome outcome, String workerId, String workerEndpoint, String prefillWorkerId,
+                    String prefillEndpoint, int overlapBlocks, int prefillOverlapBlocks, int newPrefillTokens,
+                    int newDecodeBlocks, Map<String, Double> scores, ModeUsed modeUsed, CostUnit unit, long retryAfterMs) {
+        this(outcome, workerId, workerEndpoint, prefillWorkerId, prefillEndpoint, overlapBlocks, prefillOverlapBlocks,
+                newPrefillTokens, newDecodeBlocks, scores, modeUsed, unit, retryAfterMs, 0, 0);
+    }
+
+    /** The deepest tier the prefilling worker onboards from: "disk", "host", else "device" (or "none" without overlap). */
+    public String prefixTier() {
+        if (onboardDiskBlocks > 0) {
+            return "disk";
+        }
+        if (onboardHostBlocks > 0) {
+            return "host";
+        }
+        return (disaggregated() ? prefillOverlapBlocks : overlapBlocks) > 0 ? "device" : "none";
     }
 
     static Decision busy(ModeUsed mode, CostUnit unit, Map<String, Double> scores, long retryAfterMs) {

@@ -11,9 +11,9 @@ import java.util.Set;
  * N = P − H   (with cache credit; H = min(overlap · blockSize, P))      N = P   (without)
  * Q = queued prefill tokens   = merge(report.waitingPrefillTokens, booked prefill tokens)
  * n = queued prompts          = max(1, merge(report.waiting, booked prefills)) when Q &gt; 0
- * ms:     queue_ms(Q, n) + prefill_ms(N)
+ * ms:     queue_ms(Q, n) + O + prefill_ms(N)
  *         queue_ms(Q, n) = (a·Q²/n + b·Q + c·n) / speedup   = Σ prefill_ms(Q/n) over n equal prompts
- * blocks: (Q + N) / blockSize
+ * blocks: (Q + N) / blockSize + host / 4 + disk / 2
  * </pre>
  *
  * The request is prefilled in its own pass after the queue, so this is prefill_time(queued) +
@@ -52,9 +52,9 @@ public final class PrefillScorer implements Scorer {
         long fresh = cacheCredit ? c.newTokens() : ctx.request().islTokens();
         if (ctx.unit() == CostUnit.MILLISECONDS) {
             WorkerTiming t = c.worker().timing().orElseThrow();
-            return t.queuedPrefillMs(queued, c.queuedPrefills()) + t.prefillMs(fresh);
+            return t.queuedPrefillMs(queued, c.queuedPrefills()) + (cacheCredit ? c.onboardMs() : 0) + t.prefillMs(fresh);
         }
-        return (double) (queued + fresh) / ctx.request().blockSize();
+        return (double) (queued + fresh) / ctx.request().blockSize() + (cacheCredit ? c.onboardBlocks() : 0);
     }
 
     @Override

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Everything the pure routing core is configured with; the shell maps {@code RouterProperties}
- * onto it. {@link #defaults()} documents every default.
+ * Everything the pure routing core is configured with; {@code RouterProperties.routingConfig()}
+ * produces it from the service's settings. {@link #defaults()} is what an empty environment binds to
+ * ({@code RouterPropertiesTest} holds the two equal), for the core's own tests and benchmarks.
  *
  * @param strategy    kv | load | round-robin | random                                (kv)
  * @param weights     w_prefill, w_decode, w_queue of the cost formula                 (1, 1, 1)

@@ -93,7 +93,7 @@ public final class RoutingPolicy {
             if (!Eligibility.eligible(request, w)) {
                 continue;
             }
-            int overlap = credit ? snapshot.overlapOf(w.id()) : 0;
+            KvOverlap overlap = credit ? snapshot.tieredOf(w.id()) : KvOverlap.NONE;
             Candidate c = Candidate.of(request, w, overlap, snapshot.activeLoadOf(w.id()),
                     snapshot.bookedAtReportOf(w.id()), config.loadMerge());
             (w.isPrefill() ? prefill : w.isDecode() ? decode : aggregated).add(c);
@@ -118,7 +118,8 @@ public final class RoutingPolicy {
         double[] costs = costs(fullModel(credit), request, unit, freePool);
         Candidate d = freePool.get(picker.pick(freePool, costs));
         return new Decision(Decision.Outcome.ROUTED, d.id(), d.worker().endpoint(), "", "", d.overlapBlocks(), 0,
-                d.newTokens(), d.newBlocks(request), scores(freePool, costs, ""), mode, unit, 0);
+                d.newTokens(), d.newBlocks(request), scores(freePool, costs, ""), mode, unit, 0, d.onboardHost(),
+                d.onboardDisk());
     }
 
     /**
@@ -175,7 +176,8 @@ public final class RoutingPolicy {
         Map<String, Double> scores = scores(freeDecode, decodeCosts, "");
         scores.putAll(scores(freePrefill, prefillCosts, "prefill:"));
         return new Decision(Decision.Outcome.ROUTED, d.id(), d.worker().endpoint(), p.id(), p.worker().endpoint(),
-                d.overlapBlocks(), p.overlapBlocks(), p.newTokens(), d.newBlocks(request), scores, mode, unit, 0);
+                d.overlapBlocks(), p.overlapBlocks(), p.newTokens(), d.newBlocks(request), scores, mode, unit, 0,
+                p.onboardHost(), p.onboardDisk());
     }
 
     private ModeUsed modeFor(OverlapSource source) {

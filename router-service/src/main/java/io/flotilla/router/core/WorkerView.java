@@ -18,10 +18,12 @@ import java.util.Optional;
  * @param timing         advertised engine timing; empty prices this worker in blocks, not ms
  * @param totalKvBlocks  KV capacity in blocks; 0 when unknown
  * @param load           last load report, {@link LoadReport#NONE} before the first one
+ * @param tiers          what onboarding from the worker's lower KV tiers costs; {@link KvTierLinks#NONE}
+ *                       when it has none (or does not say)
  */
 public record WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout,
                          String endpoint, WorkerState state, boolean routable,
-                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load) {
+                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load, KvTierLinks tiers) {
 
     public WorkerView {
         Objects.requireNonNull(id, "id");
@@ -32,9 +34,18 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         endpoint = endpoint == null ? "" : endpoint;
         timing = timing == null ? Optional.empty() : timing;
         load = load == null ? LoadReport.NONE : load;
+        tiers = tiers == null ? KvTierLinks.NONE : tiers;
         if (blockSize <= 0 || totalKvBlocks < 0) {
             throw new IllegalArgumentException("worker " + id + ": block size must be positive, capacity not negative");
         }
+    }
+
+    /** A worker without lower KV tiers. */
+    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
+                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+                      LoadReport load) {
+        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load,
+                KvTierLinks.NONE);
     }
 
     /**
@@ -52,7 +63,8 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         return new WorkerView(status.getWorkerId(), status.getRole(), status.getModel(), status.getBlockSize(),
                 status.getKvLayout(), status.getEndpoint(), status.getState(), routable,
                 timingOf(status, load), total,
-                load == null ? LoadReport.NONE : LoadReport.fromProto(load));
+                load == null ? LoadReport.NONE : LoadReport.fromProto(load),
+                KvTierLinks.fromProto(status.getKvTiers(), status.hasKvTiers()));
     }
 
     private static Optional<WorkerTiming> timingOf(WorkerStatus status, WorkerLoad load) {
@@ -85,16 +97,16 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
 
     public WorkerView withLoad(LoadReport newLoad) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing,
-                totalKvBlocks, newLoad);
+                totalKvBlocks, newLoad, tiers);
     }
 
     public WorkerView withRoutable(boolean newRoutable) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, newRoutable, timing,
-                totalKvBlocks, load);
+                totalKvBlocks, load, tiers);
     }
 
     public WorkerView withState(WorkerState newState) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, newState, routable, timing,
-                totalKvBlocks, load);
+                totalKvBlocks, load, tiers);
     }
 }

@@ -1,5 +1,6 @@
 /**
- * The router's pure core: no Spring, no Kafka, no gRPC, no clock reads. Everything time-dependent
+ * The router's pure policy: no Spring, no Kafka, no gRPC, no clock reads. The state decisions leave
+ * behind (bookings, the approximate index, replica sync) is {@link io.flotilla.router.booking}. Everything time-dependent
  * takes an {@link java.time.Instant} from the caller; everything random takes an injected generator.
  *
  * <h2>Request path (what the shell calls)</h2>

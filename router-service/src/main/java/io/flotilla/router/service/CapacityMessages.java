@@ -1,5 +1,6 @@
 package io.flotilla.router.service;
 
+import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.ModelCapacity;
 import io.flotilla.protocol.v1.WorkerHeadroom;
 import io.flotilla.protocol.v1.WorkerInfo;
@@ -25,6 +26,7 @@ final class CapacityMessages {
                 .setTokenizerId(status == null ? "" : status.getTokenizerId())
                 .setTokenizerSource(status == null ? "" : status.getTokenizerSource())
                 .setCapacitySource(status == null ? "" : status.getCapacitySource())
+                .setCapabilities(status == null ? EngineCapabilities.getDefaultInstance() : status.getCapabilities())
                 .build();
     }
 

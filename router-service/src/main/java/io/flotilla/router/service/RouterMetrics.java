@@ -25,6 +25,9 @@ public final class RouterMetrics {
     private final Counter indexerErrors;
     private final Counter failureReports;
     private final Counter disaggregated;
+    private final Map<String, Counter> byPrefixTier = new java.util.LinkedHashMap<>();
+    private final DistributionSummary onboardHost;
+    private final DistributionSummary onboardDisk;
     private final Timer syncLag;
 
     public RouterMetrics(MeterRegistry registry) {
@@ -45,6 +48,18 @@ public final class RouterMetrics {
                 .description("FindMatches calls that failed, timed out or were skipped by the open breaker").register(registry);
         disaggregated = Counter.builder("flotilla.router.disaggregated")
                 .description("Routed requests given a separate prefill worker (the rest run aggregated)").register(registry);
+        for (String tier : new String[] {"device", "host", "disk", "none"}) {
+            byPrefixTier.put(tier, Counter.builder("flotilla.router.decisions_by_prefix_tier")
+                    .description("Routed decisions by the deepest KV tier the chosen worker was priced to reuse its prefix "
+                            + "from (host, disk: onboarded; device: resident; none: recomputed)")
+                    .tag("tier", tier).register(registry));
+        }
+        onboardHost = DistributionSummary.builder("flotilla.router.onboard_blocks")
+                .description("Prefix blocks the chosen worker was priced to onboard from a lower KV tier").tag("tier", "host")
+                .register(registry);
+        onboardDisk = DistributionSummary.builder("flotilla.router.onboard_blocks")
+                .description("Prefix blocks the chosen worker was priced to onboard from a lower KV tier").tag("tier", "disk")
+                .register(registry);
         failureReports = Counter.builder("flotilla.router.worker_failures_reported")
                 .description("Workers reported failing by gateways").register(registry);
         syncLag = Timer.builder("flotilla.router.sync.apply.lag")
@@ -78,6 +93,13 @@ public final class RouterMetrics {
         switch (d.outcome()) {
             case ROUTED -> {
                 overlap.record(d.overlapBlocks());
+                byPrefixTier.get(d.prefixTier()).increment();
+                if (d.onboardHostBlocks() > 0) {
+                    onboardHost.record(d.onboardHostBlocks());
+                }
+                if (d.onboardDiskBlocks() > 0) {
+                    onboardDisk.record(d.onboardDiskBlocks());
+                }
                 if (d.disaggregated()) {
                     disaggregated.increment();
                 }
@@ -102,6 +124,7 @@ public final class RouterMetrics {
         out.put("disaggregated", (long) disaggregated.count());
         out.put("busy", (long) busy.count());
         out.put("no_worker", (long) noWorker.count());
+        byPrefixTier.forEach((tier, c) -> out.put("prefix_tier_" + tier, (long) c.count()));
         return out;
     }
 }

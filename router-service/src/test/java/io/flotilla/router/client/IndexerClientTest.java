@@ -4,6 +4,7 @@ import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.v1.FindMatchesRequest;
 import io.flotilla.protocol.v1.FindMatchesResponse;
 import io.flotilla.protocol.v1.IndexerServiceGrpc;
+import io.flotilla.router.core.KvOverlap;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The router's indexer client over real gRPC: answers, a slow indexer, a dead one. */
 class IndexerClientTest {
+
+    @Test
+    void aTieredMatchKeepsItsTiersAndAnOldIndexersAnswerIsTheDevicePrefix() {
+        var tiered = io.flotilla.protocol.v1.WorkerMatch.newBuilder().setWorkerId("w").setMatchedBlocks(1)
+                .setPrefixDeviceBlocks(2).setPrefixHostBlocks(3).setPrefixDiskBlocks(4).build();
+        assertThat(IndexerClient.overlapOf(tiered)).isEqualTo(new KvOverlap(1, 2, 3, 4));
+        var old = io.flotilla.protocol.v1.WorkerMatch.newBuilder().setWorkerId("w").setMatchedBlocks(5).build();
+        assertThat(IndexerClient.overlapOf(old)).isEqualTo(KvOverlap.deviceOnly(5));
+    }
 
     /** An indexer that answers worker-0: 3 blocks after {@code delayMs}. */
     private static final class FakeIndexer extends IndexerServiceGrpc.IndexerServiceImplBase {
@@ -45,7 +55,7 @@ class IndexerClientTest {
         try (GrpcEndpoint server = new GrpcEndpoint("fake-indexer", "127.0.0.1", 0, List.of(fake)).start();
              IndexerClient client = new IndexerClient("127.0.0.1:" + server.port(), Duration.ofMillis(250))) {
             client.keepWarm();
-            assertThat(client.findMatches("m", 16, new long[]{1, 2, 3})).contains(Map.of("worker-0", 3));
+            assertThat(client.findMatches("m", 16, new long[]{1, 2, 3})).contains(Map.of("worker-0", KvOverlap.deviceOnly(3)));
 
             fake.delayMs.set(1000); // slowed past the deadline: no answer, never an exception
             for (int i = 0; i < 6; i++) {
@@ -74,14 +84,14 @@ class IndexerClientTest {
              IndexerClient client = new IndexerClient("127.0.0.1:" + server.port(), Duration.ofMillis(250))) {
             client.keepWarm();
             java.util.concurrent.CompletableFuture<String> answeredOn = new java.util.concurrent.CompletableFuture<>();
-            java.util.concurrent.atomic.AtomicReference<java.util.Optional<Map<String, Integer>>> answer =
+            java.util.concurrent.atomic.AtomicReference<java.util.Optional<Map<String, KvOverlap>>> answer =
                     new java.util.concurrent.atomic.AtomicReference<>();
             client.findMatches("m", 16, new long[]{1, 2, 3}, m -> {
                 answer.set(m);
                 answeredOn.complete(Thread.currentThread().getName());
             });
             assertThat(answeredOn.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNotEqualTo(Thread.currentThread().getName());
-            assertThat(answer.get()).contains(Map.of("worker-0", 3));
+            assertThat(answer.get()).contains(Map.of("worker-0", KvOverlap.deviceOnly(3)));
 
             fake.delayMs.set(1000);
             while (client.breakerState() != CircuitBreaker.State.OPEN) {

@@ -1,5 +1,7 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.booking.BookingLedger;
+import io.flotilla.router.booking.SequenceChange;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
 

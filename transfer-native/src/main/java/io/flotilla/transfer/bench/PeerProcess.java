@@ -1,7 +1,7 @@
 package io.flotilla.transfer.bench;
 
 import io.flotilla.transfer.Backend;
-import io.flotilla.transfer.Engine;
+import io.flotilla.transfer.Implementation;
 import io.flotilla.transfer.Notification;
 import io.flotilla.transfer.Registration;
 import io.flotilla.transfer.TransferAgent;
@@ -71,11 +71,11 @@ public final class PeerProcess {
             System.err.println("usage: PeerProcess NAME native|java|auto shm,tcp|all REGION_BYTES");
             System.exit(2);
         }
-        TransferConfig config = TransferConfig.defaults().withEngine(Engine.valueOf(args[1].toUpperCase()));
+        TransferConfig config = TransferConfig.defaults().withImplementation(Implementation.valueOf(args[1].toUpperCase()));
         List<Backend> list = new ArrayList<>();
         if (args[2].equals("all")) { // every backend this engine has here, ucx included
-            Engine engine = config.engine() == Engine.AUTO ? (TransferAgent.nativeLoaded() ? Engine.NATIVE : Engine.JAVA) : config.engine();
-            list.addAll(engine == Engine.NATIVE ? TransferAgent.capabilities().nativeBackends() : TransferAgent.capabilities().javaBackends());
+            Implementation engine = config.implementation() == Implementation.AUTO ? (TransferAgent.nativeLoaded() ? Implementation.NATIVE : Implementation.JAVA) : config.implementation();
+            list.addAll(engine == Implementation.NATIVE ? TransferAgent.capabilities().nativeBackends() : TransferAgent.capabilities().javaBackends());
         } else {
             for (String b : args[2].split(",")) {
                 list.add(Backend.valueOf(b.trim().toUpperCase()));
@@ -87,7 +87,7 @@ public final class PeerProcess {
             Registration region = agent.allocateShared(Long.parseLong(args[3]));
             ByteBuffer view = region.requireBuffer();
             Base64.Encoder b64 = Base64.getEncoder();
-            out.println("READY " + b64.encodeToString(agent.localMetadata()) + " " + region.id() + " " + agent.engine());
+            out.println("READY " + b64.encodeToString(agent.localMetadata()) + " " + region.id() + " " + agent.implementation());
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line; (line = in.readLine()) != null; ) {
                 String[] w = line.trim().split(" ");

@@ -1,7 +1,7 @@
 package io.flotilla.transfer.bench;
 
 import io.flotilla.transfer.Backend;
-import io.flotilla.transfer.Engine;
+import io.flotilla.transfer.Implementation;
 import io.flotilla.transfer.MemcpyBaseline;
 import io.flotilla.transfer.MemoryRegion;
 import io.flotilla.transfer.Registration;
@@ -85,14 +85,14 @@ public final class TransferBandwidth {
         if (nativePeer != null) {
             for (Backend backend : List.of(Backend.SHM, Backend.UCX, Backend.TCP)) {
                 if (TransferAgent.backends().contains(backend)) {
-                    setups.add(new Object[] {backend.name().toLowerCase(Locale.ROOT) + " (native)", Engine.NATIVE, backend, nativePeer});
+                    setups.add(new Object[] {backend.name().toLowerCase(Locale.ROOT) + " (native)", Implementation.NATIVE, backend, nativePeer});
                 }
             }
         }
-        setups.add(new Object[] {"tcp (Java engine, both sides)", Engine.JAVA, Backend.TCP, javaPeer});
+        setups.add(new Object[] {"tcp (Java engine, both sides)", Implementation.JAVA, Backend.TCP, javaPeer});
         for (Object[] c : setups) {
             Child peer = (Child) c[3];
-            TransferConfig config = TransferConfig.defaults().withEngine((Engine) c[1]).withBackends((Backend) c[2]).withWorkerThreads(IN_FLIGHT);
+            TransferConfig config = TransferConfig.defaults().withImplementation((Implementation) c[1]).withBackends((Backend) c[2]).withWorkerThreads(IN_FLIGHT);
             TransferAgent agent = TransferAgent.create("bench-" + agents.size(), config);
             agents.add(agent);
             String peerName = agent.loadRemoteMetadata(peer.metadata());

@@ -3,12 +3,17 @@ package io.flotilla.worker.agent;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.IndexDigest;
+import io.flotilla.protocol.v1.KvTier;
+import io.flotilla.protocol.v1.KvTierLink;
+import io.flotilla.protocol.v1.KvTierUsage;
+import io.flotilla.protocol.v1.KvTiers;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineLoad;
-import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.engine.KvTierStatus;
+import io.flotilla.worker.engine.KvDigest;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -80,10 +85,24 @@ public final class StatusReporter {
                 .setEngine(registration.engine())
                 .setCapacity(advertisement.capacity())
                 .setCapacitySource(advertisement.capacitySource())
+                .setCapabilities(engine.capabilities())
                 .setState(state)
                 .setLeaseMs(leaseMs)
                 .setTs(clock.millis()); // for ordering only: receivers run leases on their own clocks
         advertisement.timing().ifPresent(b::setTiming);
+        engine.kvTiers().ifPresent(t -> b.setKvTiers(advertised(t)));
+        return b.build();
+    }
+
+    /** The lower tiers and their links, as the router prices onboarding from them. */
+    static KvTiers advertised(KvTierStatus status) {
+        KvTiers.Builder b = KvTiers.newBuilder().setBytesPerBlock(status.bytesPerBlock());
+        for (KvTierStatus.Tier t : status.tiers()) {
+            if (t.tier() != KvTier.KV_TIER_DEVICE) {
+                b.addTiers(KvTierLink.newBuilder().setTier(t.tier()).setCapacityBlocks(t.capacityBlocks())
+                        .setBytesPerSecond(t.bytesPerSecond()));
+            }
+        }
         return b.build();
     }
 
@@ -93,15 +112,14 @@ public final class StatusReporter {
 
     public WorkerLoad loadReport() {
         EngineLoad load = engine.load();
-        ResidentBlocks resident = engine.residentBlocks();
+        KvDigest d = engine.kvDigest();
         int capacity = advertisement.capacity().getTotalKvBlocks();
         WorkerLoad.Builder b = WorkerLoad.newBuilder();
         engine.learnedTiming().ifPresent(t -> b.setLearnedTiming(EngineTiming.newBuilder()
                         .setPrefillA(t.prefillA()).setPrefillB(t.prefillB()).setPrefillC(t.prefillC())
                         .setDecodeD2(t.decodeD2()).setDecodeD1(t.decodeD1()).setDecodeD0(t.decodeD0()).setSpeedup(1))
                 .setPrefillSamples(t.prefillSamples()).setDecodeSamples(t.decodeSamples()));
-        return b
-                .setWorkerId(identity.id())
+        b.setWorkerId(identity.id())
                 .setEpoch(identity.epoch())
                 .setTs(clock.millis())
                 .setRunning(load.running())
@@ -111,10 +129,18 @@ public final class StatusReporter {
                 .setTotalKvBlocks(capacity > 0 ? capacity : load.totalKvBlocks())
                 .setStepMs(load.lastStepMs())
                 .setIndexDigest(IndexDigest.newBuilder()
-                        .setCount(resident.count())
-                        .setXor(resident.xorDigest())
-                        .setKvSeq(resident.position()))
-                .build();
+                        .setCount(d.deviceCount())
+                        .setXor(d.deviceXor())
+                        .setKvSeq(d.position())
+                        .setHostCount(d.hostCount())
+                        .setHostXor(d.hostXor())
+                        .setDiskCount(d.diskCount())
+                        .setDiskXor(d.diskXor()));
+        if (engine.kvTiers().isPresent()) {
+            b.addKvTierUsage(KvTierUsage.newBuilder().setTier(KvTier.KV_TIER_HOST).setUsedBlocks(d.hostCount()));
+            b.addKvTierUsage(KvTierUsage.newBuilder().setTier(KvTier.KV_TIER_DISK).setUsedBlocks(d.diskCount()));
+        }
+        return b.build();
     }
 
     public Future<?> reportLoad() {

@@ -4,6 +4,12 @@ import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerRole;
+import io.flotilla.worker.api.AgentHandoffPath;
+import io.flotilla.worker.api.EngineHandoffPath;
+import io.flotilla.worker.api.HandoffPath;
+import io.flotilla.worker.api.LocalGenerate;
+import io.flotilla.worker.api.LocalKvPath;
+import io.flotilla.worker.api.WorkerGrpcService;
 import io.flotilla.worker.config.WorkerProperties;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.KvTransferSupport;
@@ -88,9 +94,12 @@ public final class WorkerFleet implements SmartLifecycle {
                         new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.setStepListener(metrics::stepExecuted);
-                EngineHandoffs engineHandoffs = engineHandoffs(id, engine);
-                KvTransferNode transfer = engineHandoffs == null ? openTransfer(id, engine, metrics, i) : null;
-                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, transfer, engineHandoffs,
+                engine.kvTiers().ifPresent(metrics::bindTiers);
+                LocalGenerate local = new LocalGenerate(id, engine, metrics);
+                HandoffPath handoffs = handoffPath(id, engine, local, i);
+                WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
+                        deadline -> WorkerInstance.drain(id, engine, status, deadline));
+                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, service,
                         properties.grpcPort(i), scheduler, properties.heartbeatMs(), properties.loadReportMs());
                 workers.add(worker);
                 worker.start();
@@ -103,36 +112,33 @@ public final class WorkerFleet implements SmartLifecycle {
     }
 
     /**
-     * The disaggregated side of a worker whose engine moves KV itself (vLLM {@code kv_transfer_params}),
-     * or null when transfer is off for its role or the engine has no such protocol.
+     * How this worker brings KV in from elsewhere, chosen once from its role and what its engine can do:
+     * the engine's own connector (vLLM {@code kv_transfer_params}) when it has one, else Flotilla's
+     * transfer agent when the engine can hand its KV memory to it, else only its own tiers.
      */
-    private EngineHandoffs engineHandoffs(WorkerIdentity id, Engine engine) {
-        if (!properties.transfer().enabledFor(properties.role())) {
-            return null;
-        }
-        return engine.engineKvTransfer().map(t -> {
-            log.info("{}: KV moves engine to engine (kv_transfer_params); handoffs stay usable for {} ms", id.id(),
-                    properties.http().handoffTtlMs());
-            return new EngineHandoffs(t, clock, Duration.ofMillis(properties.http().handoffTtlMs()));
-        }).orElse(null);
-    }
-
-    /** The worker's KV transfer side, or null when transfer is off for its role or its engine cannot move KV. */
-    private KvTransferNode openTransfer(WorkerIdentity id, Engine engine, WorkerMetrics metrics, int i) {
+    private HandoffPath handoffPath(WorkerIdentity id, Engine engine, LocalGenerate local, int i) {
         WorkerProperties.Transfer settings = properties.transfer();
         if (!settings.enabledFor(properties.role())) {
-            return null;
+            return new LocalKvPath(local);
+        }
+        var engineSide = engine.engineKvTransfer();
+        if (engineSide.isPresent()) {
+            log.info("{}: KV moves engine to engine (kv_transfer_params); handoffs stay usable for {} ms", id.id(),
+                    properties.http().handoffTtlMs());
+            return new EngineHandoffPath(local, new EngineHandoffs(engineSide.get(), clock,
+                    Duration.ofMillis(properties.http().handoffTtlMs())));
         }
         KvTransferSupport kv = engine.kvTransfer().orElse(null);
         if (kv == null) {
             log.warn("{}: the engine cannot hand KV off (simulated engines need kv-bytes-per-block > 0); "
                     + "Prefill is refused and handoffs are prefilled locally", id.id());
-            return null;
+            return new LocalKvPath(local);
         }
         try {
             String host = settings.listenHost() == null || settings.listenHost().isBlank()
                     ? properties.advertisedHost() : settings.listenHost();
-            return KvTransferNode.open(id, kv, settings, host, properties.transferPort(i), clock, scheduler, metrics);
+            return new AgentHandoffPath(local, KvTransferNode.open(id, kv, settings, host, properties.transferPort(i),
+                    clock, scheduler, local.metrics()));
         } catch (RuntimeException e) {
             engine.close();
             throw e;

@@ -3,11 +3,12 @@ package io.flotilla.worker.agent;
 import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.v1.KvSnapshot;
 import io.flotilla.protocol.v1.WorkerState;
-import io.flotilla.worker.api.WorkerGrpcService;
+import io.flotilla.worker.api.AgentHandoffPath;
+import io.flotilla.worker.api.HandoffPath;
+import io.flotilla.worker.api.KvSnapshots;
 import io.flotilla.worker.engine.Engine;
-import io.flotilla.worker.engine.ResidentBlocks;
-import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.KvTransferNode;
+import io.grpc.BindableService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One worker: its engine, its WorkerService endpoint and its state publishing. Several can live in
- * one JVM (simulated fleets); they share the Kafka producer and the scheduler, nothing else.
+ * one JVM (simulated fleets); they share the Kafka producer and the scheduler, nothing else. The
+ * WorkerService is built by {@link WorkerFleet} from the engine and the worker's {@link HandoffPath};
+ * it does not know this class.
  */
 public final class WorkerInstance implements AutoCloseable {
 
@@ -32,8 +35,7 @@ public final class WorkerInstance implements AutoCloseable {
     private final KvEventPublisher events;
     private final StatusReporter status;
     private final WorkerMetrics metrics;
-    private final KvTransferNode transfer;
-    private final EngineHandoffs engineHandoffs;
+    private final HandoffPath handoffs;
     private final GrpcEndpoint endpoint;
     private final ScheduledExecutorService scheduler;
     private final int heartbeatMs;
@@ -42,19 +44,18 @@ public final class WorkerInstance implements AutoCloseable {
     private ScheduledFuture<?> loadReports;
 
     public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
-                          WorkerMetrics metrics, KvTransferNode transfer, EngineHandoffs engineHandoffs, int grpcPort,
+                          WorkerMetrics metrics, HandoffPath handoffs, BindableService service, int grpcPort,
                           ScheduledExecutorService scheduler, int heartbeatMs, int loadReportMs) {
         this.identity = identity;
         this.engine = engine;
         this.events = events;
         this.status = status;
         this.metrics = metrics;
-        this.transfer = transfer;
-        this.engineHandoffs = engineHandoffs;
+        this.handoffs = handoffs;
         this.scheduler = scheduler;
         this.heartbeatMs = heartbeatMs;
         this.loadReportMs = loadReportMs;
-        this.endpoint = new GrpcEndpoint(identity.id(), "0.0.0.0", grpcPort, List.of(new WorkerGrpcService(this)));
+        this.endpoint = new GrpcEndpoint(identity.id(), "0.0.0.0", grpcPort, List.of(service));
     }
 
     public WorkerIdentity identity() {
@@ -69,17 +70,14 @@ public final class WorkerInstance implements AutoCloseable {
         return metrics;
     }
 
-    /** The KV transfer side; empty when this worker neither serves Prefill nor pulls handoffs. */
-    public Optional<KvTransferNode> transfer() {
-        return Optional.ofNullable(transfer);
+    /** How this worker brings KV in from elsewhere. */
+    public HandoffPath handoffs() {
+        return handoffs;
     }
 
-    /**
-     * The disaggregated side of a worker whose engine moves KV itself; empty for workers with a
-     * transfer agent and for roles with transfer off.
-     */
-    public Optional<EngineHandoffs> engineHandoffs() {
-        return Optional.ofNullable(engineHandoffs);
+    /** The transfer agent side; empty unless the worker's handoffs go through Flotilla's agent. */
+    public Optional<KvTransferNode> transfer() {
+        return handoffs instanceof AgentHandoffPath a ? Optional.of(a.node()) : Optional.empty();
     }
 
     public WorkerState state() {
@@ -104,19 +102,9 @@ public final class WorkerInstance implements AutoCloseable {
                 identity.role(), identity.model(), identity.endpoint());
     }
 
-    /** The resident blocks, stamped with the KV event seq they correspond to. */
+    /** The resident blocks of every tier, stamped with the KV event seq they correspond to. */
     public KvSnapshot snapshot() {
-        ResidentBlocks resident = engine.residentBlocks();
-        KvSnapshot.Builder b = KvSnapshot.newBuilder()
-                .setWorkerId(identity.id())
-                .setEpoch(identity.epoch())
-                .setSeq(resident.position())
-                .setBlockSize(identity.blockSize())
-                .setModel(identity.model());
-        for (long h : resident.seqHashes()) {
-            b.addSeqHashes(h);
-        }
-        return b.build();
+        return KvSnapshots.snapshot(identity, engine);
     }
 
     /**
@@ -124,6 +112,12 @@ public final class WorkerInstance implements AutoCloseable {
      * publishes STOPPED. Completes with the number of requests still in flight at that point.
      */
     public CompletableFuture<Integer> drain(Duration deadline) {
+        return drain(identity, engine, status, deadline);
+    }
+
+    /** {@link #drain(Duration)} of the worker made of these parts (the WorkerService's Drain). */
+    static CompletableFuture<Integer> drain(WorkerIdentity identity, Engine engine, StatusReporter status,
+                                            Duration deadline) {
         status.setState(WorkerState.WORKER_STATE_DRAINING);
         return engine.drain()
                 .completeOnTimeout(null, deadline.toMillis(), TimeUnit.MILLISECONDS)
@@ -181,9 +175,7 @@ public final class WorkerInstance implements AutoCloseable {
         status.publishStopped(2000);
         endpoint.close();
         engine.close();
-        if (transfer != null) {
-            transfer.close();
-        }
+        handoffs.close(); // after the engine: a transfer agent owns the engine's KV memory
         events.close();
     }
 }

@@ -1,6 +1,9 @@
 package io.flotilla.worker.agent;
 
+import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.KvTierStatus;
+import io.flotilla.worker.kvbm.TierStats;
 import io.flotilla.worker.kv.LeaseTable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -98,6 +101,65 @@ public final class WorkerMetrics {
         FunctionCounter.builder("flotilla.worker.leases_expired", leases, LeaseTable::expiredTotal)
                 .description("KV transfer leases that expired unreleased (their blocks were unpinned)").tags(tags)
                 .register(registry);
+    }
+
+    /**
+     * Exports the KV tiers as {@code flotilla_worker_kvbm_*{tier=device|host|disk}}: capacity and use in
+     * blocks, hits in prompt tokens, blocks and bytes offloaded into and onboarded out of each lower
+     * tier, blocks that failed verification, and the wall time of each onboarding.
+     */
+    public void bindTiers(KvTierStatus status) {
+        for (KvTierStatus.Tier t : status.tiers()) {
+            KvTier tier = t.tier();
+            Tags tt = tags.and("tier", tierName(tier));
+            TierStats stats = t.stats();
+            Gauge.builder("flotilla.worker.kvbm.capacity_blocks", status, s -> tierOf(s, tier).capacityBlocks())
+                    .description("KV blocks the tier holds at most").tags(tt).register(registry);
+            Gauge.builder("flotilla.worker.kvbm.used_blocks", status, s -> tierOf(s, tier).usedBlocks())
+                    .description("KV blocks held in the tier").tags(tt).register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.hit_tokens", stats, TierStats::hitTokens)
+                    .description("Prompt tokens whose KV requests found in the tier (device: reused; host, disk: onboarded)")
+                    .tags(tt).register(registry);
+            if (tier == KvTier.KV_TIER_DEVICE) {
+                continue;
+            }
+            FunctionCounter.builder("flotilla.worker.kvbm.offloaded_blocks", stats, TierStats::offloadedBlocks)
+                    .description("KV blocks copied into the tier from the tier above").tags(tt).register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.offloaded_bytes", stats, TierStats::offloadedBytes)
+                    .description("KV bytes copied into the tier").baseUnit("bytes").tags(tt).register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.onboarded_blocks", stats, TierStats::onboardedBlocks)
+                    .description("KV blocks copied from the tier into the device").tags(tt).register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.onboarded_bytes", stats, TierStats::onboardedBytes)
+                    .description("KV bytes copied from the tier into the device").baseUnit("bytes").tags(tt).register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.corrupt_blocks", stats, TierStats::corruptBlocks)
+                    .description("KV blocks that failed their checksum when onboarded (dropped and recomputed)").tags(tt)
+                    .register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.skipped_offloads", stats, TierStats::skippedOffloads)
+                    .description("Blocks not copied into the tier because the tier thread lagged (a quarter of the "
+                            + "device pool was waiting for copies)").tags(tt).register(registry);
+            FunctionCounter.builder("flotilla.worker.kvbm.io_errors", stats, TierStats::ioErrors)
+                    .description("Tier reads or writes that failed").tags(tt).register(registry);
+            Timer.builder("flotilla.worker.kvbm.onboard").description("Wall time to copy and verify one request's blocks "
+                    + "from the tier (the modeled link time is charged on top in the simulation)").tags(tt)
+                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+                    .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
+        }
+        status.observeOnboarding((tier, blocks, nanos) -> registry.timer("flotilla.worker.kvbm.onboard",
+                tags.and("tier", tierName(tier))).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS));
+    }
+
+    private static KvTierStatus.Tier tierOf(KvTierStatus status, KvTier tier) {
+        for (KvTierStatus.Tier t : status.tiers()) {
+            if (t.tier() == tier) {
+                return t;
+            }
+        }
+        throw new IllegalStateException("no " + tier + " tier");
+    }
+
+    /** The {@code tier} label of a tier: device, host, disk. */
+    public static String tierName(KvTier tier) {
+        return tier.name().replace("KV_TIER_", "").toLowerCase(java.util.Locale.ROOT);
     }
 
     /**

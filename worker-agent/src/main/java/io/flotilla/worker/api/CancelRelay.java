@@ -7,7 +7,7 @@ import io.flotilla.worker.engine.RequestHandle;
  * request is submitted after its handoff was pulled). Whichever comes second of {@link #cancel()}
  * and {@link #attach} cancels the handle; both are thread-safe.
  */
-final class CancelRelay {
+public final class CancelRelay {
 
     private RequestHandle handle;
     private boolean cancelled;

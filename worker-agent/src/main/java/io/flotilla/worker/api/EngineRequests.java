@@ -1,24 +1,35 @@
 package io.flotilla.worker.api;
 
+import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.PrefillRequest;
+import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StopConditions;
 import io.flotilla.worker.agent.WorkerIdentity;
 import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.SamplingOptions;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
-/** Validation of WorkerService requests and their translation to {@link EngineRequest}s. Pure. */
+/**
+ * Validation of WorkerService requests and their translation to {@link EngineRequest}s. Pure. A
+ * sampling parameter the engine does not advertise in its capabilities is refused by name, never
+ * dropped (the gateway checks the same before routing; this is the worker's own guard).
+ */
 final class EngineRequests {
+
+    /** Most choices of one Generate. */
+    static final int MAX_N = 128;
 
     private EngineRequests() {
     }
 
     /** What is wrong with a Generate request, or null. */
-    static String invalid(GenerateRequest r, WorkerIdentity self) {
-        String common = invalid(r.getRequestId(), r.getModel(), r.getTokenIdsCount(), r.getSampling(), self);
+    static String invalid(GenerateRequest r, WorkerIdentity self, EngineCapabilities capabilities) {
+        String common = invalid(r.getRequestId(), r.getModel(), r.getTokenIdsCount(), r.getSampling(), self, capabilities);
         if (common != null) {
             return common;
         }
@@ -28,15 +39,22 @@ final class EngineRequests {
         if (r.getStop().getMaxTokens() == 0) {
             return "stop.max_tokens must be at least 1";
         }
+        if (r.getN() > MAX_N) {
+            return "n must be at most " + MAX_N + ", got " + r.getN();
+        }
+        if (r.getN() > 1 && r.hasHandoff()) {
+            return "n > 1 cannot continue a KV handoff (the prompt of every choice is prefilled here)";
+        }
         return null;
     }
 
     /** What is wrong with a Prefill request, or null. */
-    static String invalid(PrefillRequest r, WorkerIdentity self) {
-        return invalid(r.getRequestId(), r.getModel(), r.getTokenIdsCount(), r.getSampling(), self);
+    static String invalid(PrefillRequest r, WorkerIdentity self, EngineCapabilities capabilities) {
+        return invalid(r.getRequestId(), r.getModel(), r.getTokenIdsCount(), r.getSampling(), self, capabilities);
     }
 
-    private static String invalid(String requestId, String model, int tokens, SamplingParams sampling, WorkerIdentity self) {
+    private static String invalid(String requestId, String model, int tokens, SamplingParams sampling, WorkerIdentity self,
+                                  EngineCapabilities capabilities) {
         if (requestId.isBlank()) {
             return "request_id is required";
         }
@@ -49,7 +67,66 @@ final class EngineRequests {
         if (sampling.getTemperature() < 0 || Float.isNaN(sampling.getTemperature())) {
             return "sampling.temperature must be >= 0";
         }
+        String range = outOfRange(sampling);
+        if (range != null) {
+            return range;
+        }
+        return unsupported(options(sampling, StopConditions.getDefaultInstance()), capabilities, self);
+    }
+
+    private static String outOfRange(SamplingParams s) {
+        if (!(s.getTopP() >= 0 && s.getTopP() <= 1)) {
+            return "sampling.top_p must be in [0, 1], got " + s.getTopP();
+        }
+        if (!(s.getMinP() >= 0 && s.getMinP() <= 1)) {
+            return "sampling.min_p must be in [0, 1], got " + s.getMinP();
+        }
+        if (!(s.getRepetitionPenalty() >= 0) || Float.isInfinite(s.getRepetitionPenalty())) {
+            return "sampling.repetition_penalty must be a finite number >= 0, got " + s.getRepetitionPenalty();
+        }
+        if (!Float.isFinite(s.getPresencePenalty()) || !Float.isFinite(s.getFrequencyPenalty())) {
+            return "sampling penalties must be finite numbers";
+        }
+        for (Map.Entry<Integer, Float> e : s.getLogitBiasMap().entrySet()) {
+            if (!(Math.abs(e.getValue()) <= 100)) {
+                return "sampling.logit_bias of token " + Integer.toUnsignedString(e.getKey()) + " must be in [-100, 100], got "
+                        + e.getValue();
+            }
+        }
+        if (s.getTopLogprobs() > 0 && !s.getLogprobs()) {
+            return "sampling.top_logprobs needs sampling.logprobs";
+        }
         return null;
+    }
+
+    /** The first feature {@code options} need that {@code capabilities} lack, as an error, or null. */
+    static String unsupported(SamplingOptions options, EngineCapabilities capabilities, WorkerIdentity self) {
+        for (SamplingFeature f : options.featuresUsed()) {
+            if (!capabilities.getFeaturesList().contains(f)) {
+                return "sampling." + parameter(f) + " is not supported by the engine of " + self.id();
+            }
+        }
+        if (options.topLogprobs() > capabilities.getMaxTopLogprobs()) {
+            return "sampling.top_logprobs must be at most " + capabilities.getMaxTopLogprobs() + " on " + self.id()
+                    + ", got " + options.topLogprobs();
+        }
+        return null;
+    }
+
+    /** The OpenAI / vLLM name of the parameter behind a feature. */
+    static String parameter(SamplingFeature f) {
+        return switch (f) {
+            case SAMPLING_FEATURE_TOP_P -> "top_p";
+            case SAMPLING_FEATURE_TOP_K -> "top_k";
+            case SAMPLING_FEATURE_MIN_P -> "min_p";
+            case SAMPLING_FEATURE_PRESENCE_PENALTY -> "presence_penalty";
+            case SAMPLING_FEATURE_FREQUENCY_PENALTY -> "frequency_penalty";
+            case SAMPLING_FEATURE_REPETITION_PENALTY -> "repetition_penalty";
+            case SAMPLING_FEATURE_LOGIT_BIAS -> "logit_bias";
+            case SAMPLING_FEATURE_LOGPROBS -> "logprobs";
+            case SAMPLING_FEATURE_JSON_OBJECT, SAMPLING_FEATURE_JSON_SCHEMA -> "structured_output";
+            default -> f.name();
+        };
     }
 
     static EngineRequest of(GenerateRequest r) {
@@ -75,7 +152,21 @@ final class EngineRequests {
         Long seed = sampling.getHasSeed() ? sampling.getSeed() : null;
         Instant deadline = deadlineMs > 0 ? Instant.ofEpochMilli(deadlineMs) : null;
         return new EngineRequest(id, tokens, Math.max(1, maxTokens), stops, stop.getIgnoreEos(), sampling.getTemperature(),
-                seed, deadline);
+                seed, deadline, options(sampling, stop));
+    }
+
+    /** The contract's sampling fields as engine options (0 top_p and repetition_penalty mean off). */
+    static SamplingOptions options(SamplingParams s, StopConditions stop) {
+        SamplingOptions.OutputFormat format = switch (s.getStructuredOutput().getFormatCase()) {
+            case JSON_OBJECT -> new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_OBJECT, "",
+                    s.getStructuredOutput().getSchemaName());
+            case JSON_SCHEMA -> new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_SCHEMA,
+                    s.getStructuredOutput().getJsonSchema(), s.getStructuredOutput().getSchemaName());
+            default -> SamplingOptions.OutputFormat.FREE;
+        };
+        return new SamplingOptions(s.getTopP() == 0 ? 1 : s.getTopP(), s.getTopK(), s.getMinP(), s.getPresencePenalty(),
+                s.getFrequencyPenalty(), s.getRepetitionPenalty() == 0 ? 1 : s.getRepetitionPenalty(),
+                s.getLogitBiasMap(), s.getLogprobs(), s.getTopLogprobs(), format, stop.getStopStringsList());
     }
 
     /** Prompt token ids as ints. */

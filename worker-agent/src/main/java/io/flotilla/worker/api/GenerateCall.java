@@ -2,41 +2,52 @@ package io.flotilla.worker.api;
 
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.GenerateChunk;
+import io.flotilla.protocol.v1.TokenLogprobs;
 import io.flotilla.protocol.v1.Usage;
 import io.flotilla.worker.agent.WorkerMetrics;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 import io.grpc.stub.ServerCallStreamObserver;
 
 /**
- * Relays one request's engine output to its gRPC stream: a chunk per step, then a final chunk with
- * finish reason and usage. Runs on the engine thread and never blocks (gRPC buffers the stream).
- * After the client cancelled, nothing more is written. Every chunk says whether the request
- * continues a KV handoff; the last one also why a handoff was refused.
+ * Relays one choice's engine output to its Generate's stream: a chunk per step (with the tokens'
+ * log-probabilities when the engine reports them), then a final chunk with finish reason and usage.
+ * Runs on the engine thread and never blocks (gRPC buffers the stream). After the client cancelled,
+ * nothing more is written. Every chunk says whether the request continues a KV handoff and which
+ * choice it belongs to; the last one also why a handoff was refused.
  */
 final class GenerateCall implements TokenSink {
 
-    private final ServerCallStreamObserver<GenerateChunk> stream;
+    private final GenerateOutput out;
+    private final int choice;
     private final String workerId;
     private final WorkerMetrics metrics;
     private final boolean handoffUsed;
     private final int importedTokens;
     private final String handoffRefusedReason;
+    private Runnable onFirstTokens;
 
     /** A request prefilled here; {@code handoffRefusedReason} is empty unless a handoff was refused. */
     GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
                  String handoffRefusedReason) {
-        this(stream, workerId, metrics, false, 0, handoffRefusedReason);
+        this(new GenerateOutput(stream, 1), 0, workerId, metrics, false, 0, handoffRefusedReason);
     }
 
     /** A request continuing a handoff whose blocks brought {@code importedTokens} prompt tokens here. */
     GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
                  int importedTokens) {
-        this(stream, workerId, metrics, true, importedTokens, "");
+        this(new GenerateOutput(stream, 1), 0, workerId, metrics, true, importedTokens, "");
     }
 
-    private GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
-                         boolean handoffUsed, int importedTokens, String handoffRefusedReason) {
-        this.stream = stream;
+    /** Choice {@code choice} of a request with several, prefilled here. */
+    GenerateCall(GenerateOutput out, int choice, String workerId, WorkerMetrics metrics) {
+        this(out, choice, workerId, metrics, false, 0, "");
+    }
+
+    private GenerateCall(GenerateOutput out, int choice, String workerId, WorkerMetrics metrics, boolean handoffUsed,
+                         int importedTokens, String handoffRefusedReason) {
+        this.out = out;
+        this.choice = choice;
         this.workerId = workerId;
         this.metrics = metrics;
         this.handoffUsed = handoffUsed;
@@ -44,26 +55,48 @@ final class GenerateCall implements TokenSink {
         this.handoffRefusedReason = handoffRefusedReason;
     }
 
+    /** Runs {@code action} (once, on the engine thread: it must not block) when the first tokens arrive. */
+    void onFirstTokens(Runnable action) {
+        this.onFirstTokens = action;
+    }
+
     @Override
     public void onTokens(int[] tokens) {
-        if (stream.isCancelled()) {
+        onTokens(tokens, null);
+    }
+
+    @Override
+    public void onTokens(int[] tokens, TokenLogprob[] logprobs) {
+        if (onFirstTokens != null) {
+            Runnable first = onFirstTokens;
+            onFirstTokens = null;
+            first.run();
+        }
+        if (out.closed()) {
             return;
         }
-        GenerateChunk.Builder chunk = GenerateChunk.newBuilder().setWorkerId(workerId).setHandoffUsed(handoffUsed);
+        GenerateChunk.Builder chunk = GenerateChunk.newBuilder().setWorkerId(workerId).setHandoffUsed(handoffUsed)
+                .setChoice(choice);
         for (int t : tokens) {
             chunk.addTokenIds(t);
         }
-        stream.onNext(chunk.build());
+        if (logprobs != null) {
+            for (TokenLogprob lp : logprobs) {
+                TokenLogprobs.Builder b = chunk.addLogprobsBuilder().setLogprob(lp.logprob());
+                for (int i = 0; i < lp.topIds().length; i++) {
+                    b.addTopTokenIds(lp.topIds()[i]).addTopLogprobs(lp.topLogprobs()[i]);
+                }
+            }
+        }
+        out.tokens(chunk.build());
     }
 
     @Override
     public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
         metrics.requestFinished(promptTokens, cachedTokens, importedTokens);
-        if (stream.isCancelled()) {
-            return;
-        }
-        stream.onNext(GenerateChunk.newBuilder()
+        out.finished(GenerateChunk.newBuilder()
                 .setWorkerId(workerId)
+                .setChoice(choice)
                 .setFinishReason(reason)
                 .setUsage(Usage.newBuilder()
                         .setPromptTokens(promptTokens)
@@ -72,14 +105,10 @@ final class GenerateCall implements TokenSink {
                 .setHandoffUsed(handoffUsed)
                 .setHandoffRefusedReason(handoffRefusedReason)
                 .build());
-        stream.onCompleted();
     }
 
     @Override
     public void onError(Throwable error) {
-        if (stream.isCancelled()) {
-            return;
-        }
-        stream.onError(GrpcErrors.toStatus(error).asRuntimeException());
+        out.failed(GrpcErrors.toStatus(error));
     }
 }

@@ -8,62 +8,59 @@ import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvSnapshot;
 import io.flotilla.protocol.v1.KvSnapshotRequest;
+import io.flotilla.protocol.v1.KvTierStatsRequest;
+import io.flotilla.protocol.v1.KvTierStatsResponse;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.ReleaseKvLeaseRequest;
 import io.flotilla.protocol.v1.ReleaseKvLeaseResponse;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
-import io.flotilla.worker.agent.WorkerInstance;
-import io.flotilla.worker.engine.RequestHandle;
-import io.flotilla.worker.kv.EngineHandoffs;
-import io.flotilla.worker.kv.KvTransferNode;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
-/** WorkerService of one worker: thin translation between gRPC and the worker's engine. */
+/**
+ * WorkerService of one worker: thin translation between gRPC and the worker's engine. It knows the
+ * engine, the worker's {@link HandoffPath} and how to drain; not the worker object that owns it.
+ */
 public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImplBase {
 
-    private final WorkerInstance worker;
+    /** Stops taking work and completes with the requests still in flight at the deadline. */
+    @FunctionalInterface
+    public interface Drain {
+        CompletableFuture<Integer> drain(Duration deadline);
+    }
 
-    public WorkerGrpcService(WorkerInstance worker) {
-        this.worker = worker;
+    private final LocalGenerate local;
+    private final HandoffPath handoffs;
+    private final Drain drain;
+
+    public WorkerGrpcService(LocalGenerate local, HandoffPath handoffs, Drain drain) {
+        this.local = local;
+        this.handoffs = handoffs;
+        this.drain = drain;
     }
 
     @Override
     public void generate(GenerateRequest request, StreamObserver<GenerateChunk> observer) {
         ServerCallStreamObserver<GenerateChunk> stream = (ServerCallStreamObserver<GenerateChunk>) observer;
-        String invalid = EngineRequests.invalid(request, worker.identity());
+        String invalid = EngineRequests.invalid(request, local.identity(), local.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
-        EngineHandoffs engineSide = worker.engineHandoffs().orElse(null);
-        if (request.hasHandoff() && engineSide != null) {
-            EngineHandoffDecode.start(worker, engineSide, request, stream, relay);
+        if (request.getN() > 1) {
+            ChoiceFanOut.start(local, EngineRequests.of(request), request.getN(), stream, relay);
         } else if (request.hasHandoff()) {
-            HandoffDecode.start(worker, request, stream, relay);
+            handoffs.decode(request, stream, relay);
         } else {
-            submitLocal(worker, request, stream, relay, "");
+            local.submit(request, stream, relay, "");
         }
-    }
-
-    /** Runs {@code request} on the worker's engine from its prompt (no handoff, or a refused one). */
-    static void submitLocal(WorkerInstance worker, GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream,
-                            CancelRelay relay, String handoffRefusedReason) {
-        GenerateCall call = new GenerateCall(stream, worker.identity().id(), worker.metrics(), handoffRefusedReason);
-        RequestHandle handle;
-        try {
-            handle = worker.engine().submit(EngineRequests.of(request), call);
-        } catch (RuntimeException e) {
-            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
-            return;
-        }
-        relay.attach(handle);
     }
 
     /**
@@ -74,52 +71,46 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
     @Override
     public void prefill(PrefillRequest request, StreamObserver<PrefillResult> observer) {
         ServerCallStreamObserver<PrefillResult> stream = (ServerCallStreamObserver<PrefillResult>) observer;
-        KvTransferNode transfer = worker.transfer().orElse(null);
-        EngineHandoffs engineSide = worker.engineHandoffs().orElse(null);
-        if (transfer == null && engineSide == null) {
+        if (!handoffs.servesPrefill()) {
             observer.onError(Status.UNIMPLEMENTED
-                    .withDescription("prefill-only execution is not available on " + worker.identity().id() + " (role "
-                            + worker.identity().role() + ", no KV transfer agent)")
+                    .withDescription("prefill-only execution is not available on " + local.identity().id() + " (role "
+                            + local.identity().role() + ", no KV transfer agent)")
                     .asRuntimeException());
             return;
         }
-        String invalid = EngineRequests.invalid(request, worker.identity());
+        String invalid = EngineRequests.invalid(request, local.identity(), local.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel);
-        if (engineSide != null) {
-            EnginePrefillCall.start(worker.identity(), worker.metrics(), engineSide, request, stream, relay);
-            return;
-        }
-        try {
-            relay.attach(transfer.engine().prefill(EngineRequests.of(request),
-                    new PrefillCall(worker.identity(), transfer, worker.metrics(), request, stream)));
-        } catch (RuntimeException e) {
-            observer.onError(GrpcErrors.toStatus(e).asRuntimeException());
-        }
+        handoffs.prefill(request, stream, relay);
     }
 
     /** Unpins a handoff's blocks at once; {@code released} is false when no such lease is held. */
     @Override
     public void releaseKvLease(ReleaseKvLeaseRequest request, StreamObserver<ReleaseKvLeaseResponse> observer) {
-        boolean released = worker.transfer().map(t -> t.leases().release(request.getLeaseId())).orElse(false);
-        observer.onNext(ReleaseKvLeaseResponse.newBuilder().setReleased(released).build());
+        observer.onNext(ReleaseKvLeaseResponse.newBuilder().setReleased(handoffs.releaseLease(request.getLeaseId())).build());
         observer.onCompleted();
     }
 
     @Override
     public void getKvSnapshot(KvSnapshotRequest request, StreamObserver<KvSnapshot> observer) {
-        observer.onNext(worker.snapshot());
+        observer.onNext(KvSnapshots.snapshot(local.identity(), local.engine()));
+        observer.onCompleted();
+    }
+
+    @Override
+    public void getKvTierStats(KvTierStatsRequest request, StreamObserver<KvTierStatsResponse> observer) {
+        observer.onNext(KvSnapshots.tierStats(local.engine()));
         observer.onCompleted();
     }
 
     @Override
     public void drain(DrainRequest request, StreamObserver<DrainResponse> observer) {
         Duration deadline = Duration.ofMillis(request.getDeadlineMs() == 0 ? 30_000 : request.getDeadlineMs());
-        worker.drain(deadline).whenComplete((inFlight, error) -> {
+        drain.drain(deadline).whenComplete((inFlight, error) -> {
             if (error != null) {
                 observer.onError(GrpcErrors.toStatus(error).asRuntimeException());
             } else {
@@ -131,7 +122,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
 
     @Override
     public void clearKvCache(ClearKvCacheRequest request, StreamObserver<ClearKvCacheResponse> observer) {
-        int cleared = worker.engine().clearCache();
+        int cleared = local.engine().clearCache();
         observer.onNext(ClearKvCacheResponse.newBuilder().setBlocksCleared(cleared).build());
         observer.onCompleted();
     }

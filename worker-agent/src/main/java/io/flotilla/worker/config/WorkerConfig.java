@@ -15,9 +15,11 @@ import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.openai.RemoteEngine;
 import io.flotilla.worker.engine.sglang.SglangEngine;
-import io.flotilla.worker.engine.sim.SimEngineConfig;
+import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
+import io.flotilla.worker.kvbm.DirectMemory;
+import io.flotilla.worker.kvbm.TierSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -95,21 +97,22 @@ class WorkerConfig {
             return externalEngineFactory(properties, clock, registry);
         }
         WorkerProperties.Sim sim = properties.sim();
-        return (identity, index) -> SimulatedEngine.startRealTime(SimEngineConfig.builder()
-                .blockSize(sim.blockSize())
-                .totalBlocks(sim.totalBlocks())
-                .maxRunning(sim.maxRunning())
-                .maxBatchTokens(sim.maxBatchTokens())
-                .maxWaiting(sim.maxWaiting())
-                .maxContextTokens(sim.maxContext())
-                .kvBytesPerBlock(sim.kvBytesPerBlock())
-                .speedup(sim.speedup())
-                .seed(sim.seed())
-                .vocabSize(sim.vocabSize())
-                .eosTokenId(sim.eosTokenId())
+        WorkerProperties.Kvbm kvbm = properties.kvbm();
+        if (kvbm.hostBytes().toBytes() > 0) {
+            if (sim.kvBytesPerBlock() == 0) {
+                throw new IllegalStateException("flotilla.worker.kvbm tiers move KV payloads: set "
+                        + "flotilla.worker.sim.kv-bytes-per-block > 0");
+            }
+            long perWorker = kvbm.hostBytes().toBytes() + (long) sim.totalBlocks() * sim.kvBytesPerBlock();
+            DirectMemory.require(perWorker * properties.instances(), properties.instances()
+                    + " worker(s) with a host KV tier of " + kvbm.hostBytes() + " and their device pools");
+        }
+        SimScript script = sim.script() == null ? null : SimScript.load(sim.script());
+        return (identity, index) -> SimulatedEngine.startRealTime(sim.engineConfig()
                 .namespace(identity.namespace())
                 .timing(timing)
-                .build(), identity.id() + "-engine");
+                .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)
+                .build(), script, identity.id() + "-engine");
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.protocol.Ports;
+import io.flotilla.worker.engine.sim.SimEngineConfig;
+import io.flotilla.worker.kvbm.TierSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -8,7 +10,10 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
+
+import java.nio.file.Path;
 
 /**
  * Worker agent settings. Worker n has id {@code worker-n}, gRPC port 7100+n and transfer port 7300+n
@@ -38,6 +43,7 @@ import org.springframework.validation.annotation.Validated;
  * @param sim            simulated engine settings
  * @param transfer       KV transfer between workers (disaggregated prefill/decode)
  * @param http           external engine server settings, used when {@code engine = openai-http}
+ * @param kvbm           KV tiers below the simulated engine's device pool (host memory, disk)
  */
 @Validated
 @ConfigurationProperties("flotilla.worker")
@@ -60,7 +66,8 @@ public record WorkerProperties(
         @DefaultValue("bf16") @NotBlank String dtype,
         @DefaultValue Sim sim,
         @DefaultValue @Valid Transfer transfer,
-        @DefaultValue @Valid Http http) {
+        @DefaultValue @Valid Http http,
+        @DefaultValue @Valid Kvbm kvbm) {
 
     /**
      * Simulated engine settings (ARCHITECTURE "Simulated engine").
@@ -78,26 +85,49 @@ public record WorkerProperties(
      * @param vocabSize      token ids are in [0, vocabSize): prompts with other ids are refused and generated
      *                       ids are drawn from it (100277, cl100k_base; a model directory's tokenizer needs its own)
      * @param eosTokenId     the token that ends a generation (100257, cl100k_base {@code <|endoftext|>})
+     * @param script         scripted mode: a JSON file of rules that give chosen prompts fixed replies
+     *                       (tool calls, reasoning, …; see {@code SimScript}); unset: every prompt is sampled
      */
     public record Sim(
-            @DefaultValue("16") @Min(1) @Max(1024) int blockSize,
-            @DefaultValue("8192") @Min(1) int totalBlocks,
-            @DefaultValue("256") @Min(1) int maxRunning,
-            @DefaultValue("8192") @Min(1) int maxBatchTokens,
-            @DefaultValue("1024") @Min(1) int maxWaiting,
-            @DefaultValue("131072") @Min(1) int maxContext,
-            @DefaultValue("16384") @Min(0) int kvBytesPerBlock,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_BLOCK_SIZE) @Min(1) @Max(1024) int blockSize,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_TOTAL_BLOCKS) @Min(1) int totalBlocks,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_RUNNING) @Min(1) int maxRunning,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_BATCH_TOKENS) @Min(1) int maxBatchTokens,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_WAITING) @Min(1) int maxWaiting,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_MAX_CONTEXT_TOKENS) @Min(1) int maxContext,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_KV_BYTES_PER_BLOCK) @Min(0) int kvBytesPerBlock,
             @DefaultValue("1.0") double speedup,
             String profile,
             @DefaultValue("0") long seed,
-            @DefaultValue("100277") @Min(1) int vocabSize,
-            @DefaultValue("100257") @Min(0) int eosTokenId) {
+            @DefaultValue("" + SimEngineConfig.DEFAULT_VOCAB_SIZE) @Min(1) int vocabSize,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_EOS_TOKEN_ID) @Min(0) int eosTokenId,
+            Path script) {
 
         public Sim {
             if (eosTokenId >= vocabSize) {
                 throw new IllegalArgumentException("flotilla.worker.sim.eos-token-id " + eosTokenId
                         + " is outside the vocabulary [0, " + vocabSize + ") of flotilla.worker.sim.vocab-size");
             }
+        }
+
+        /**
+         * The simulated engine's configuration from these settings; the worker adds what is its own
+         * (namespace, timing, tiers). Unset keys bind to {@code SimEngineConfig}'s defaults, which the
+         * {@code @DefaultValue}s above name, so the two cannot disagree.
+         */
+        public SimEngineConfig.Builder engineConfig() {
+            return SimEngineConfig.builder()
+                    .blockSize(blockSize)
+                    .totalBlocks(totalBlocks)
+                    .maxRunning(maxRunning)
+                    .maxBatchTokens(maxBatchTokens)
+                    .maxWaiting(maxWaiting)
+                    .maxContextTokens(maxContext)
+                    .kvBytesPerBlock(kvBytesPerBlock)
+                    .speedup(speedup)
+                    .seed(seed)
+                    .vocabSize(vocabSize)
+                    .eosTokenId(eosTokenId);
         }
     }
 
@@ -211,6 +241,49 @@ public record WorkerProperties(
             case "openai-http" -> "vllm";
             default -> engine;
         };
+    }
+
+    /**
+     * The KV block manager's tiers below the simulated engine's device pool (ARCHITECTURE "KV tiers"):
+     * evicted device blocks are kept in host memory, host-memory victims on disk, and a request whose
+     * prefix is there onboards it instead of recomputing it when that is cheaper. Needs
+     * {@code sim.kv-bytes-per-block > 0}. Sizes take bytes or Spring data sizes ({@code 2GB} = 2 GiB).
+     *
+     * @param hostBytes            host-memory tier per worker, off-heap (0: no tiers). The JVM's
+     *                             {@code -XX:MaxDirectMemorySize} must hold it plus the device pool
+     * @param diskBytes            disk tier per worker (0: none); needs a host tier
+     * @param diskDir              directory of the disk tier; each worker uses {@code <disk-dir>/<worker id>}
+     * @param hostBytesPerSecond   host→device link bandwidth onboarding is charged at (PCIe 4.0 x16)
+     * @param diskBytesPerSecond   disk→device bandwidth onboarding is charged at (a PCIe 4.0 NVMe drive)
+     * @param modeledBytesPerBlock bytes one block stands for when onboarding is charged and priced
+     *                             (0: the simulated payload, {@code sim.kv-bytes-per-block})
+     */
+    public record Kvbm(
+            @DefaultValue("0") DataSize hostBytes,
+            @DefaultValue("0") DataSize diskBytes,
+            @DefaultValue(".flotilla/kvbm") String diskDir,
+            @DefaultValue("25e9") double hostBytesPerSecond,
+            @DefaultValue("3e9") double diskBytesPerSecond,
+            @DefaultValue("0") DataSize modeledBytesPerBlock) {
+
+        public Kvbm {
+            if (hostBytes.isNegative() || diskBytes.isNegative() || modeledBytesPerBlock.isNegative()) {
+                throw new IllegalArgumentException("flotilla.worker.kvbm sizes must not be negative");
+            }
+            if (!(hostBytesPerSecond > 0) || !(diskBytesPerSecond > 0)) {
+                throw new IllegalArgumentException("flotilla.worker.kvbm link bandwidths must be positive");
+            }
+            if (diskBytes.toBytes() > 0 && hostBytes.toBytes() == 0) {
+                throw new IllegalArgumentException("flotilla.worker.kvbm.disk-bytes needs a host tier: the disk tier "
+                        + "is filled from host memory (set flotilla.worker.kvbm.host-bytes)");
+            }
+        }
+
+        /** The tiers of worker {@code workerId}: its own directory under {@code diskDir}. */
+        public TierSettings settings(String workerId) {
+            return new TierSettings(hostBytes.toBytes(), Path.of(diskDir).resolve(workerId), diskBytes.toBytes(),
+                    hostBytesPerSecond, diskBytesPerSecond, modeledBytesPerBlock.toBytes());
+        }
     }
 
     /** The KV layout string workers advertise and hash with, e.g. {@code bf16/bs16/paged}. */

@@ -37,6 +37,19 @@ public interface Engine extends AutoCloseable {
      */
     ResidentBlocks residentBlocks();
 
+    /** Count and XOR per tier of {@link #residentBlocks()}, without copying it. */
+    default KvDigest kvDigest() {
+        return KvDigest.of(residentBlocks());
+    }
+
+    /**
+     * The sampling features this engine honours (advertised to the gateway through membership). A
+     * request that uses a feature not listed is refused by the worker with INVALID_ARGUMENT.
+     */
+    default io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return io.flotilla.protocol.v1.EngineCapabilities.getDefaultInstance();
+    }
+
     /** Current load, for load reports and routing. */
     EngineLoad load();
 
@@ -78,6 +91,11 @@ public interface Engine extends AutoCloseable {
      * {@code kv_transfer_params}); empty when the engine has no such protocol.
      */
     default Optional<EngineKvTransfer> engineKvTransfer() {
+        return Optional.empty();
+    }
+
+    /** The engine's KV tiers when it has tiers below the device; empty otherwise. */
+    default Optional<KvTierStatus> kvTiers() {
         return Optional.empty();
     }
 

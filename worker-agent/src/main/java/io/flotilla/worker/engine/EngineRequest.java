@@ -18,9 +18,11 @@ import java.util.Objects;
  * @param temperature  sampling temperature, 0 for greedy
  * @param seed         sampling seed, or null for none
  * @param deadline     when the request is abandoned with {@link DeadlineExceededException}, or null
+ * @param options      every other sampling parameter ({@link SamplingOptions#DEFAULT}: none)
  */
 public record EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds,
-                            boolean ignoreEos, double temperature, Long seed, Instant deadline) {
+                            boolean ignoreEos, double temperature, Long seed, Instant deadline,
+                            SamplingOptions options) {
 
     private static final int[] NONE = new int[0];
 
@@ -28,6 +30,13 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
         Objects.requireNonNull(requestId, "requestId");
         promptTokens = promptTokens == null ? NONE : promptTokens.clone();
         stopTokenIds = stopTokenIds == null ? NONE : stopTokenIds.clone();
+        options = options == null ? SamplingOptions.DEFAULT : options;
+    }
+
+    public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
+                         double temperature, Long seed, Instant deadline) {
+        this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline,
+                SamplingOptions.DEFAULT);
     }
 
     /** A greedy request without stop tokens, seed or deadline. */
@@ -37,22 +46,33 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
 
     public EngineRequest withSeed(Long newSeed) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                newSeed, deadline);
+                newSeed, deadline, options);
     }
 
     public EngineRequest withStop(int[] newStopTokenIds, boolean newIgnoreEos) {
         return new EngineRequest(requestId, promptTokens, maxTokens, newStopTokenIds, newIgnoreEos,
-                temperature, seed, deadline);
+                temperature, seed, deadline, options);
     }
 
     public EngineRequest withTemperature(double newTemperature) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, newTemperature,
-                seed, deadline);
+                seed, deadline, options);
     }
 
     public EngineRequest withDeadline(Instant newDeadline) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                seed, newDeadline);
+                seed, newDeadline, options);
+    }
+
+    public EngineRequest withOptions(SamplingOptions newOptions) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
+                seed, deadline, newOptions);
+    }
+
+    /** The same request under another id (a further choice of an {@code n > 1} request). */
+    public EngineRequest withRequestId(String newRequestId) {
+        return new EngineRequest(newRequestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
+                seed, deadline, options);
     }
 
     @Override
@@ -61,19 +81,20 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
                 && Arrays.equals(promptTokens, r.promptTokens) && maxTokens == r.maxTokens
                 && Arrays.equals(stopTokenIds, r.stopTokenIds) && ignoreEos == r.ignoreEos
                 && Double.compare(temperature, r.temperature) == 0 && Objects.equals(seed, r.seed)
-                && Objects.equals(deadline, r.deadline);
+                && Objects.equals(deadline, r.deadline) && options.equals(r.options);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(requestId, Arrays.hashCode(promptTokens), maxTokens, Arrays.hashCode(stopTokenIds),
-                ignoreEos, temperature, seed, deadline);
+                ignoreEos, temperature, seed, deadline, options);
     }
 
     @Override
     public String toString() {
         return "EngineRequest[" + requestId + ", prompt=" + promptTokens.length + " tokens, maxTokens=" + maxTokens
                 + ", stop=" + Arrays.toString(stopTokenIds) + ", ignoreEos=" + ignoreEos + ", temperature="
-                + temperature + ", seed=" + seed + ", deadline=" + deadline + "]";
+                + temperature + ", seed=" + seed + ", deadline=" + deadline
+                + (options.equals(SamplingOptions.DEFAULT) ? "" : ", " + options) + "]";
     }
 }

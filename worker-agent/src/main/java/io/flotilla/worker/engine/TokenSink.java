@@ -14,6 +14,14 @@ public interface TokenSink {
     void onTokens(int[] tokens);
 
     /**
+     * Newly generated token ids with their log-probabilities, one per token, when the request asked
+     * for them ({@link SamplingOptions#logprobs()}); engines call this instead of {@link #onTokens(int[])}.
+     */
+    default void onTokens(int[] tokens, TokenLogprob[] logprobs) {
+        onTokens(tokens);
+    }
+
+    /**
      * The request ended normally or was cancelled.
      *
      * @param promptTokens     prompt length

@@ -1,7 +1,7 @@
 package io.flotilla.worker.kv;
 
 import io.flotilla.transfer.Backend;
-import io.flotilla.transfer.Engine;
+import io.flotilla.transfer.Implementation;
 import io.flotilla.transfer.TransferAgent;
 import io.flotilla.transfer.TransferConfig;
 import io.flotilla.worker.agent.WorkerIdentity;
@@ -77,7 +77,7 @@ public final class KvTransferNode implements AutoCloseable {
                                       String listenHost, int port, Clock clock, ScheduledExecutorService scheduler,
                                       WorkerMetrics metrics) {
         TransferConfig config = TransferConfig.defaults()
-                .withEngine(Engine.valueOf(settings.engine().toUpperCase(Locale.ROOT)))
+                .withImplementation(Implementation.valueOf(settings.engine().toUpperCase(Locale.ROOT)))
                 .withListen(listenHost, port)
                 .withIoTimeout(Duration.ofMillis(settings.ioTimeoutMs()));
         List<Backend> backends = new ArrayList<>();
@@ -98,7 +98,7 @@ public final class KvTransferNode implements AutoCloseable {
             engine.useKvMemory(node.regions);
             metrics.bindLeases(leases);
             log.info("{} KV transfer agent '{}' ({} engine, backends {}) on {}:{}", identity.id(), agent.name(),
-                    agent.engine(), agent.enabledBackends(), listenHost, port);
+                    agent.implementation(), agent.enabledBackends(), listenHost, port);
             return node;
         } catch (RuntimeException e) {
             agent.close();

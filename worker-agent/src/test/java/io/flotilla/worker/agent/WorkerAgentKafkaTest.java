@@ -14,6 +14,8 @@ import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.KvSnapshot;
 import io.flotilla.protocol.v1.KvSnapshotRequest;
+import io.flotilla.protocol.v1.SamplingFeature;
+import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StopConditions;
 import io.flotilla.protocol.v1.StoredBlock;
 import io.flotilla.protocol.v1.WorkerLoad;
@@ -86,6 +88,37 @@ class WorkerAgentKafkaTest {
                 assertThat(second.last.getUsage().getCachedTokens()).as("6 full blocks of 16 are reused").isEqualTo(96);
                 assertThat(second.tokens).hasSize(8);
 
+                // n = 3: one Generate, three choices; the later two start from the prompt choice 0 cached.
+                GenerateRequest.Builder three = GenerateRequest.newBuilder().setRequestId("r-n").setN(3)
+                        .setSampling(SamplingParams.newBuilder().setTemperature(1).setHasSeed(true).setSeed(5)
+                                .setLogprobs(true).setTopLogprobs(2))
+                        .setStop(StopConditions.newBuilder().setMaxTokens(4).setIgnoreEos(true));
+                for (int i = 0; i < 100; i++) {
+                    three.addTokenIds(5000 + i);
+                }
+                Map<Integer, List<Integer>> byChoice = new java.util.TreeMap<>();
+                Map<Integer, GenerateChunk> lastOf = new java.util.TreeMap<>();
+                stub.generate(three.build()).forEachRemaining(c -> {
+                    byChoice.computeIfAbsent(c.getChoice(), k -> new ArrayList<>()).addAll(c.getTokenIdsList());
+                    assertThat(c.getLogprobsCount()).isEqualTo(c.getTokenIdsCount());
+                    if (c.hasUsage()) {
+                        lastOf.put(c.getChoice(), c);
+                    }
+                });
+                assertThat(byChoice.keySet()).containsExactly(0, 1, 2);
+                assertThat(byChoice.values()).allSatisfy(t -> assertThat(t).hasSize(4));
+                assertThat(new HashSet<>(byChoice.values())).as("seed + i: three different samples").hasSize(3);
+                assertThat(lastOf.get(0).getUsage().getCachedTokens()).isZero();
+                assertThat(lastOf.get(1).getUsage().getCachedTokens()).as("prefix computed once").isEqualTo(96);
+                assertThat(lastOf.get(2).getUsage().getCachedTokens()).isEqualTo(96);
+                assertThatThrownBy(() -> stub.generate(GenerateRequest.newBuilder().setRequestId("r-b").addTokenIds(1)
+                        .setSampling(SamplingParams.newBuilder().putLogitBias(900_000, 1f))
+                        .setStop(StopConditions.newBuilder().setMaxTokens(1)).build()).next())
+                        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                            assertThat(e.getStatus().getDescription()).contains("logit_bias");
+                        });
+
                 assertThatThrownBy(() -> generate(stub, "r3", new int[0], 4))
                         .isInstanceOfSatisfying(StatusRuntimeException.class,
                                 e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
@@ -141,7 +174,7 @@ class WorkerAgentKafkaTest {
                         .contains("flotilla_worker_running_requests{").contains("flotilla_worker_kv_usage_ratio{")
                         .contains("flotilla_worker_prefill_tokens_total{").contains("flotilla_worker_step_seconds_count{")
                         .contains("flotilla_worker_kv_events_dropped_total{");
-                assertThat(metricValue(metrics, "flotilla_worker_prefix_hit_tokens_total", workerId)).as("r2 and r6").isEqualTo(192.0);
+                assertThat(metricValue(metrics, "flotilla_worker_prefix_hit_tokens_total", workerId)).as("r2, choices 1 and 2 of r-n, r6").isEqualTo(384.0);
             } finally {
                 channel.shutdownNow();
             }
@@ -150,6 +183,10 @@ class WorkerAgentKafkaTest {
         List<WorkerStatus> statuses = read(kafka, Topics.WORKERS.name(), start, new ProtoDeserializer.WorkerStatuses(),
                 workerId, list -> !list.isEmpty() && list.get(list.size() - 1).getState() == WorkerState.WORKER_STATE_STOPPED);
         assertThat(statuses).extracting(WorkerStatus::getState).contains(WorkerState.WORKER_STATE_READY);
+        assertThat(statuses.get(statuses.size() - 1).getCapabilities().getFeaturesList())
+                .as("the simulated engine's sampling features go out with membership")
+                .contains(SamplingFeature.SAMPLING_FEATURE_TOP_P, SamplingFeature.SAMPLING_FEATURE_LOGPROBS,
+                        SamplingFeature.SAMPLING_FEATURE_JSON_SCHEMA);
         assertThat(statuses.get(statuses.size() - 1).getState()).isEqualTo(WorkerState.WORKER_STATE_STOPPED);
         assertThat(statuses).allMatch(s -> s.getEpoch() == epoch1 && s.getLeaseMs() == 3000 && s.getBlockSize() == 16
                 && s.getEndpoint().equals("127.0.0.1:" + grpcPort) && s.getKvLayout().equals("bf16/bs16/paged"));

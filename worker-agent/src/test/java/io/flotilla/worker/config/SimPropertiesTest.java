@@ -1,5 +1,6 @@
 package io.flotilla.worker.config;
 
+import io.flotilla.worker.engine.sim.SimEngineConfig;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -26,6 +27,32 @@ class SimPropertiesTest {
         WorkerProperties.Sim sim = bind(Map.of()).sim();
         assertThat(sim.vocabSize()).isEqualTo(100277);
         assertThat(sim.eosTokenId()).isEqualTo(100257);
+    }
+
+    @Test
+    void unsetKeysGiveTheSimulatedEnginesOwnDefaults() {
+        assertThat(bind(Map.of()).sim().engineConfig().build())
+                .as("what the worker runs with no sim keys set is what SimEngineConfig's tests run")
+                .isEqualTo(SimEngineConfig.defaults());
+    }
+
+    @Test
+    void everySimKeyReachesTheEngineConfig() {
+        SimEngineConfig c = bind(Map.ofEntries(
+                Map.entry("flotilla.worker.sim.block-size", "32"),
+                Map.entry("flotilla.worker.sim.total-blocks", "100"),
+                Map.entry("flotilla.worker.sim.max-running", "7"),
+                Map.entry("flotilla.worker.sim.max-batch-tokens", "512"),
+                Map.entry("flotilla.worker.sim.max-waiting", "9"),
+                Map.entry("flotilla.worker.sim.max-context", "4096"),
+                Map.entry("flotilla.worker.sim.kv-bytes-per-block", "0"),
+                Map.entry("flotilla.worker.sim.speedup", "2.5"),
+                Map.entry("flotilla.worker.sim.seed", "42"),
+                Map.entry("flotilla.worker.sim.vocab-size", "32000"),
+                Map.entry("flotilla.worker.sim.eos-token-id", "2"))).sim().engineConfig().build();
+        assertThat(c).isEqualTo(SimEngineConfig.builder().blockSize(32).totalBlocks(100).maxRunning(7).maxBatchTokens(512)
+                .maxWaiting(9).maxContextTokens(4096).kvBytesPerBlock(0).speedup(2.5).seed(42).vocabSize(32000)
+                .eosTokenId(2).build());
     }
 
     @Test

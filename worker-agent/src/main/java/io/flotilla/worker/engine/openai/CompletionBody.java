@@ -1,18 +1,31 @@
 package io.flotilla.worker.engine.openai;
 
+import io.flotilla.protocol.v1.EngineCapabilities;
+import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.SamplingOptions;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.util.List;
+
 /**
  * Request bodies for {@code POST /v1/completions} on vLLM and SGLang, with a token-id prompt:
  * {@code "prompt": [ids]}, {@code max_tokens}, {@code temperature}, {@code seed},
  * {@code stop_token_ids}, {@code ignore_eos} (vLLM and SGLang extensions), and for streams
- * {@code "stream": true, "stream_options": {"include_usage": true}}.
+ * {@code "stream": true, "stream_options": {"include_usage": true}}. Every other sampling parameter
+ * goes in when set, under the names both servers read on this endpoint: {@code top_p},
+ * {@code top_k}, {@code min_p}, {@code presence_penalty}, {@code frequency_penalty},
+ * {@code repetition_penalty}, {@code logit_bias} (token id strings to biases), {@code stop}
+ * (strings), {@code logprobs} (the number of alternatives; with {@code return_tokens_as_token_ids} so
+ * that tokens and alternatives come back as {@code "token_id:N"}) and structured output as OpenAI's
+ * {@code response_format} ({@code json_object}, or {@code json_schema} with {@code name} and
+ * {@code schema}), which vLLM turns into its structured-outputs parameters and SGLang into its
+ * grammar backend's.
  *
  * <p>Disaggregated prefill/decode follows vLLM's {@code kv_transfer_params} protocol (NixlConnector
  * and compatible connectors): the prefill runs on one engine as a non-streamed request with
@@ -22,6 +35,19 @@ import tools.jackson.databind.node.ObjectNode;
 final class CompletionBody {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** Most alternatives per token vLLM returns by default ({@code --max-logprobs 20}). */
+    static final int MAX_TOP_LOGPROBS = 20;
+
+    /** Everything this body builder sends: what vLLM's and SGLang's completions endpoints accept. */
+    static final EngineCapabilities CAPABILITIES = EngineCapabilities.newBuilder()
+            .addAllFeatures(List.of(SamplingFeature.SAMPLING_FEATURE_TOP_P, SamplingFeature.SAMPLING_FEATURE_TOP_K,
+                    SamplingFeature.SAMPLING_FEATURE_MIN_P, SamplingFeature.SAMPLING_FEATURE_PRESENCE_PENALTY,
+                    SamplingFeature.SAMPLING_FEATURE_FREQUENCY_PENALTY, SamplingFeature.SAMPLING_FEATURE_REPETITION_PENALTY,
+                    SamplingFeature.SAMPLING_FEATURE_LOGIT_BIAS, SamplingFeature.SAMPLING_FEATURE_LOGPROBS,
+                    SamplingFeature.SAMPLING_FEATURE_JSON_OBJECT, SamplingFeature.SAMPLING_FEATURE_JSON_SCHEMA))
+            .setMaxTopLogprobs(MAX_TOP_LOGPROBS)
+            .build();
 
     private CompletionBody() {
     }
@@ -88,7 +114,57 @@ final class CompletionBody {
         if (returnTokenIds) {
             body.put("return_token_ids", true);
         }
+        sampling(body, r.options());
         return body;
+    }
+
+    private static void sampling(ObjectNode body, SamplingOptions o) {
+        if (o.topPActive()) {
+            body.put("top_p", o.topP());
+        }
+        if (o.topK() > 0) {
+            body.put("top_k", o.topK());
+        }
+        if (o.minP() > 0) {
+            body.put("min_p", o.minP());
+        }
+        if (o.presencePenalty() != 0) {
+            body.put("presence_penalty", o.presencePenalty());
+        }
+        if (o.frequencyPenalty() != 0) {
+            body.put("frequency_penalty", o.frequencyPenalty());
+        }
+        if (o.repetitionPenaltyActive()) {
+            body.put("repetition_penalty", o.repetitionPenalty());
+        }
+        if (!o.logitBias().isEmpty()) {
+            ObjectNode bias = body.putObject("logit_bias");
+            o.logitBias().forEach((id, v) -> bias.put(Integer.toUnsignedString(id), v.doubleValue()));
+        }
+        if (!o.stopStrings().isEmpty()) {
+            ArrayNode stop = body.putArray("stop");
+            o.stopStrings().forEach(stop::add);
+        }
+        if (o.logprobs()) {
+            body.put("logprobs", o.topLogprobs());
+            body.put("return_tokens_as_token_ids", true);
+        }
+        SamplingOptions.OutputFormat f = o.format();
+        if (f.kind() == SamplingOptions.OutputFormat.Kind.JSON_OBJECT) {
+            body.putObject("response_format").put("type", "json_object");
+        } else if (f.kind() == SamplingOptions.OutputFormat.Kind.JSON_SCHEMA) {
+            ObjectNode schema = body.putObject("response_format").put("type", "json_schema").putObject("json_schema");
+            schema.put("name", f.name().isEmpty() ? "output" : f.name());
+            schema.set("schema", parseSchema(f.schema()));
+        }
+    }
+
+    private static JsonNode parseSchema(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (JacksonException e) {
+            throw new InvalidRequestException("json_schema is not JSON: " + e.getOriginalMessage());
+        }
     }
 
     private static JsonNode parseObject(String json) {

@@ -2,6 +2,7 @@ package io.flotilla.worker.engine.openai;
 
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineException;
+import io.flotilla.worker.engine.TokenLogprob;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,9 +23,18 @@ import tools.jackson.databind.json.JsonMapper;
  * @param kvTransferParams the {@code kv_transfer_params} object as JSON text, or null
  * @param error            an error object the engine put in the stream, else null
  * @param hasChoice        whether the chunk has a choice (usage-only chunks have none)
+ * @param logprobs         one per token id when the request asked for {@code logprobs} (vLLM's
+ *                         {@code choices[0].logprobs} with {@code return_tokens_as_token_ids}: tokens and
+ *                         the keys of {@code top_logprobs} are {@code "token_id:N"}), else null
  */
 public record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
-                       EngineException error, boolean hasChoice) {
+                              EngineException error, boolean hasChoice, TokenLogprob[] logprobs) {
+
+    /** A chunk without log-probabilities. */
+    public CompletionChunk(int[] tokenIds, String finishReason, Usage usage, String kvTransferParams,
+                           EngineException error, boolean hasChoice) {
+        this(tokenIds, finishReason, usage, kvTransferParams, error, hasChoice, null);
+    }
 
     /**
      * @param promptTokens     prompt length
@@ -41,7 +51,7 @@ public record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, 
     public static CompletionChunk parse(String json) {
         JsonNode root = JSON.readTree(json);
         if (root.has("error") || "error".equals(root.path("object").asString(""))) {
-            return new CompletionChunk(null, null, null, null, EngineHttpErrors.forStreamError(root), false);
+            return new CompletionChunk(null, null, null, null, EngineHttpErrors.forStreamError(root), false, null);
         }
         JsonNode choice = root.path("choices").path(0);
         boolean hasChoice = choice.isObject();
@@ -54,7 +64,42 @@ public record CompletionChunk(int[] tokenIds, String finishReason, Usage usage, 
                     u.path("prompt_tokens_details").path("cached_tokens").asInt(0));
         }
         JsonNode kv = root.path("kv_transfer_params");
-        return new CompletionChunk(ids, finish, usage, kv.isObject() ? kv.toString() : null, null, hasChoice);
+        TokenLogprob[] logprobs = hasChoice ? logprobs(choice.path("logprobs")) : null;
+        if (logprobs != null && ids != null && logprobs.length != ids.length) {
+            throw new IllegalArgumentException(ids.length + " token ids but " + logprobs.length + " logprobs");
+        }
+        return new CompletionChunk(ids, finish, usage, kv.isObject() ? kv.toString() : null, null, hasChoice, logprobs);
+    }
+
+    /** {@code {tokens, token_logprobs, top_logprobs}} of a completions choice, or null when absent. */
+    private static TokenLogprob[] logprobs(JsonNode lp) {
+        JsonNode values = lp.path("token_logprobs");
+        if (!values.isArray()) {
+            return null;
+        }
+        JsonNode tops = lp.path("top_logprobs");
+        TokenLogprob[] out = new TokenLogprob[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            JsonNode top = tops.path(i);
+            int n = top.isObject() ? top.size() : 0;
+            int[] ids = new int[n];
+            float[] lps = new float[n];
+            int k = 0;
+            for (java.util.Map.Entry<String, JsonNode> e : top.properties()) {
+                ids[k] = tokenId(e.getKey());
+                lps[k++] = (float) e.getValue().asDouble();
+            }
+            out[i] = new TokenLogprob((float) values.get(i).asDouble(), ids, lps);
+        }
+        return out;
+    }
+
+    private static int tokenId(String token) {
+        if (!token.startsWith(TOKEN_ID_PREFIX)) {
+            throw new IllegalArgumentException("the engine returned an alternative token without its id ('" + token
+                    + "'); Flotilla asks for return_tokens_as_token_ids (vLLM)");
+        }
+        return Integer.parseInt(token.substring(TOKEN_ID_PREFIX.length()));
     }
 
     /** Tokens this chunk adds to the completion: its ids, or one for a chunk with text but no ids. */

@@ -6,6 +6,7 @@ import io.flotilla.worker.engine.EngineException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -160,12 +161,45 @@ final class CompletionStream implements RequestHandle {
                 clock.tokens();
             }
             try {
-                sink.onTokens(chunk.tokenIds());
+                if (request.options().logprobs()) {
+                    if (chunk.logprobs() == null) {
+                        fail(new EngineUnavailableException("the engine returned tokens without the logprobs asked for"));
+                        return;
+                    }
+                    sink.onTokens(chunk.tokenIds(), mostLikely(chunk.logprobs(), request.options().topLogprobs()));
+                } else {
+                    sink.onTokens(chunk.tokenIds());
+                }
             } catch (RuntimeException e) {
                 end();
                 onDone.run();
             }
         }
+    }
+
+    /**
+     * The alternatives of each token sorted most likely first and cut to {@code n}: vLLM adds the sampled
+     * token to {@code top_logprobs} when it is not among the n most likely.
+     */
+    static TokenLogprob[] mostLikely(TokenLogprob[] logprobs, int n) {
+        TokenLogprob[] out = new TokenLogprob[logprobs.length];
+        for (int i = 0; i < logprobs.length; i++) {
+            TokenLogprob lp = logprobs[i];
+            Integer[] order = new Integer[lp.topIds().length];
+            for (int k = 0; k < order.length; k++) {
+                order[k] = k;
+            }
+            java.util.Arrays.sort(order, (a, b) -> Float.compare(lp.topLogprobs()[b], lp.topLogprobs()[a]));
+            int keep = Math.min(n, order.length);
+            int[] ids = new int[keep];
+            float[] lps = new float[keep];
+            for (int k = 0; k < keep; k++) {
+                ids[k] = lp.topIds()[order[k]];
+                lps[k] = lp.topLogprobs()[order[k]];
+            }
+            out[i] = new TokenLogprob(lp.logprob(), ids, lps);
+        }
+        return out;
     }
 
     private synchronized void onComplete() {

@@ -104,6 +104,12 @@ public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTran
                 u.promptTokens(), u.cachedTokens());
     }
 
+    /** What vLLM's and SGLang's completions endpoints honour ({@link CompletionBody#CAPABILITIES}). */
+    @Override
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return CompletionBody.CAPABILITIES;
+    }
+
     /** vLLM's {@code kv_transfer_params} protocol; whether the engine has a KV connector shows per request. */
     @Override
     public Optional<EngineKvTransfer> engineKvTransfer() {

@@ -1,6 +1,9 @@
 package io.flotilla.worker.engine.sglang;
 
+import io.flotilla.protocol.v1.EngineCapabilities;
+import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.SamplingOptions;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -8,12 +11,25 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Request bodies for SGLang's native {@code POST /generate} (SGLang {@code GenerateReqInput}) with a token-id
  * prompt: {@code input_ids}, {@code sampling_params} ({@code max_new_tokens}, {@code temperature},
- * {@code stop_token_ids}, {@code ignore_eos}, {@code sampling_seed} when the request has a seed),
- * {@code stream: true} and {@code rid} (the request id, which SGLang's abort and logs use).
+ * {@code stop_token_ids}, {@code ignore_eos}, {@code sampling_seed} when the request has a seed, and when
+ * set {@code top_p}, {@code top_k}, {@code min_p}, {@code presence_penalty}, {@code frequency_penalty},
+ * {@code repetition_penalty}, {@code logit_bias} and structured output as {@code json_schema} — SGLang's
+ * {@code SamplingParams} names), {@code stream: true} and {@code rid} (the request id, which SGLang's abort
+ * and logs use). Stop strings are not sent (SGLang refuses them under {@code --skip-tokenizer-init}; the
+ * gateway matches them anyway). Log-probabilities are not offered ({@link #CAPABILITIES}).
  */
 final class GenerateBody {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** What this body carries to SGLang; every other feature is refused before anything is sent. */
+    static final EngineCapabilities CAPABILITIES = EngineCapabilities.newBuilder()
+            .addAllFeatures(java.util.List.of(SamplingFeature.SAMPLING_FEATURE_TOP_P, SamplingFeature.SAMPLING_FEATURE_TOP_K,
+                    SamplingFeature.SAMPLING_FEATURE_MIN_P, SamplingFeature.SAMPLING_FEATURE_PRESENCE_PENALTY,
+                    SamplingFeature.SAMPLING_FEATURE_FREQUENCY_PENALTY, SamplingFeature.SAMPLING_FEATURE_REPETITION_PENALTY,
+                    SamplingFeature.SAMPLING_FEATURE_LOGIT_BIAS, SamplingFeature.SAMPLING_FEATURE_JSON_OBJECT,
+                    SamplingFeature.SAMPLING_FEATURE_JSON_SCHEMA))
+            .build();
 
     private GenerateBody() {
     }
@@ -37,8 +53,40 @@ final class GenerateBody {
             }
         }
         sampling.put("ignore_eos", r.ignoreEos());
+        options(sampling, r.options());
         body.put("stream", true);
         body.put("rid", r.requestId());
         return body.toString();
+    }
+
+    private static void options(ObjectNode sampling, SamplingOptions o) {
+        if (o.topPActive()) {
+            sampling.put("top_p", o.topP());
+        }
+        if (o.topK() > 0) {
+            sampling.put("top_k", o.topK());
+        }
+        if (o.minP() > 0) {
+            sampling.put("min_p", o.minP());
+        }
+        if (o.presencePenalty() != 0) {
+            sampling.put("presence_penalty", o.presencePenalty());
+        }
+        if (o.frequencyPenalty() != 0) {
+            sampling.put("frequency_penalty", o.frequencyPenalty());
+        }
+        if (o.repetitionPenaltyActive()) {
+            sampling.put("repetition_penalty", o.repetitionPenalty());
+        }
+        if (!o.logitBias().isEmpty()) {
+            ObjectNode bias = sampling.putObject("logit_bias");
+            o.logitBias().forEach((id, v) -> bias.put(Integer.toUnsignedString(id), v.doubleValue()));
+        }
+        switch (o.format().kind()) {
+            case JSON_OBJECT -> sampling.put("json_schema", "{\"type\": \"object\"}");
+            case JSON_SCHEMA -> sampling.put("json_schema", o.format().schema());
+            default -> {
+            }
+        }
     }
 }

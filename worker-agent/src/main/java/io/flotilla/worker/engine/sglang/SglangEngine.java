@@ -71,6 +71,12 @@ public final class SglangEngine extends RemoteEngine {
         nextInfoAttemptNanos = 0;
     }
 
+    /** SGLang's native sampling parameters and JSON-schema output ({@link GenerateBody#CAPABILITIES}). */
+    @Override
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return GenerateBody.CAPABILITIES;
+    }
+
     /**
      * {@code max_total_num_tokens} / block size from the server information, read once the engine is
      * healthy (again after each recovery; a failed read is retried after 5 s); the metrics' view until then.

@@ -19,8 +19,13 @@ import java.util.List;
  *       the last token (it must be computed to sample), and prefills at most the remaining budget
  *       (a continuation's imported blocks are part of that prefix: it releases the references it
  *       held while waiting and takes them again, with no allocation in between);
- *       admission stops at the first sequence whose chunk cannot get blocks without preempting.</li>
+ *       admission stops at the first sequence whose chunk cannot get blocks without preempting. When
+ *       lower KV tiers hold the blocks after the resident prefix and onboarding them is cheaper than
+ *       recomputing ({@link TierIntake}), the sequence is admitted with those blocks on their way in and
+ *       its first chunk after them is planned in the same step, which then lasts at least the modeled
+ *       transfer time; the chunk counts only if the copies verified by the time the step completes.</li>
  * </ol>
+ * Sequences whose onboarded KV has not verified yet are skipped.
  * When a running sequence needs a block and none is free or evictable, the youngest running
  * sequence is preempted by recompute: its blocks are released (they stay cached, so recompute often
  * hits them) and it goes back to the front of the waiting queue.
@@ -33,15 +38,20 @@ final class BatchPlanner {
     private final BlockPool pool;
     private final List<Sequence> running;
     private final Deque<Sequence> waiting;
+    /** Onboarding from lower KV tiers; null without them. */
+    private final TierIntake intake;
+    private final io.flotilla.worker.kvbm.TierStats deviceStats;
 
     BatchPlanner(SimEngineConfig config, BlockHasher hasher, BlockPool pool, List<Sequence> running,
-                 Deque<Sequence> waiting) {
+                 Deque<Sequence> waiting, TierIntake intake, io.flotilla.worker.kvbm.TierStats deviceStats) {
         this.config = config;
         this.blockSize = config.blockSize();
         this.hasher = hasher;
         this.pool = pool;
         this.running = running;
         this.waiting = waiting;
+        this.intake = intake;
+        this.deviceStats = deviceStats;
     }
 
     /** Plans a step at {@code nowMs}; the plan's duration follows the timing model and speedup. */
@@ -53,7 +63,8 @@ final class BatchPlanner {
             admitWaiting(plan);
         }
         double kvUsage = (double) pool.activeBlocks() / pool.totalBlocks();
-        plan.stepMs(config.timing().stepMs(plan.prefillTokens(), plan.decodes(), kvUsage) / config.speedup());
+        plan.stepMs(Math.max(plan.onboardingMs(),
+                config.timing().stepMs(plan.prefillTokens(), plan.decodes(), kvUsage) / config.speedup()));
         return plan;
     }
 
@@ -61,7 +72,7 @@ final class BatchPlanner {
     private void scheduleRunning(StepPlan plan, boolean decodes) {
         for (int i = 0; i < running.size() && plan.budgetLeft() > 0; i++) {
             Sequence seq = running.get(i);
-            if (seq.decoding != decodes) {
+            if (seq.decoding != decodes || (!decodes && seq.awaitingKv())) {
                 continue;
             }
             int tokens = decodes ? 1 : Math.min(seq.remaining(), plan.budgetLeft());
@@ -93,6 +104,7 @@ final class BatchPlanner {
     private void preempt(Sequence victim, StepPlan plan) {
         plan.drop(victim);
         victim.releaseBlocks(pool);
+        victim.onboarding = null; // its copies keep their own references and end without it
         victim.computed = 0;
         victim.decoding = false;
         victim.state = Sequence.State.WAITING;
@@ -111,6 +123,30 @@ final class BatchPlanner {
                 }
                 matchedCached += pool.isCached(slot) ? 1 : 0;
             }
+            TierIntake.Run run = intake == null ? null : intake.plan(seq, matched, (seq.length - 1) / blockSize);
+            if (run != null) {
+                int onboarded = (matched + run.blocks()) * blockSize;
+                int chunk = Math.min(seq.length - onboarded, plan.budgetLeft());
+                int fresh = blocksFor(onboarded + chunk) - matched - run.blocks();
+                if (run.lower() + fresh > pool.availableBlocks() - matchedCached - intake.cachedInRun(seq, run)) {
+                    return;
+                }
+                waiting.pollFirst();
+                holdPrefix(seq, matched);
+                seq.state = Sequence.State.RUNNING;
+                running.add(seq);
+                plan.admitted(seq);
+                intake.start(seq, run);
+                for (int i = 0; i < fresh; i++) {
+                    seq.addSlot(pool.allocate());
+                }
+                // Computes the rest of the prompt in this same step: the step lasts at least as long as the
+                // transfer, and completing it requires the copies to have verified (else no progress).
+                seq.computed = onboarded;
+                plan.onboarding(run.onboardMs);
+                plan.add(seq, chunk, true);
+                continue;
+            }
             int cachedTokens = matched * blockSize;
             int tokens = Math.min(seq.length - cachedTokens, plan.budgetLeft());
             int needed = blocksFor(cachedTokens + tokens) - matched;
@@ -118,23 +154,33 @@ final class BatchPlanner {
                 return;
             }
             waiting.pollFirst();
-            seq.releaseBlocks(pool); // a continuation's imported blocks, held while it waited; matched below
-            for (int b = 0; b < matched; b++) {
-                int slot = pool.lookup(seq.seqHash(b, hasher));
-                pool.retain(slot);
-                seq.addSlot(slot);
-            }
+            holdPrefix(seq, matched);
             for (int i = 0; i < needed; i++) {
                 seq.addSlot(pool.allocate());
             }
             seq.computed = cachedTokens;
             if (seq.cachedTokens < 0) {
                 seq.cachedTokens = cachedTokens;
+                deviceStats.addHitTokens(cachedTokens);
             }
             seq.state = Sequence.State.RUNNING;
             running.add(seq);
             plan.admitted(seq);
             plan.add(seq, tokens, true);
+        }
+    }
+
+    /** Takes {@code seq}'s first {@code matched} blocks, resident on the device, as its own. */
+    private void holdPrefix(Sequence seq, int matched) {
+        seq.releaseBlocks(pool); // a continuation's imported blocks, held while it waited; matched below
+        for (int b = 0; b < matched; b++) {
+            long h = seq.seqHash(b, hasher);
+            int slot = pool.lookup(h);
+            pool.retain(slot);
+            seq.addSlot(slot);
+            if (intake != null) {
+                intake.touchLower(h);
+            }
         }
     }
 

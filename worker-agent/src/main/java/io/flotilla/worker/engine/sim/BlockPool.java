@@ -13,9 +13,11 @@ import java.util.List;
  *   <li><b>free</b>: refcount 0, no identity, on the free stack;</li>
  *   <li><b>active</b>: refcount &gt; 0; <i>registered</i> (full, has a seq_hash, resident) or a
  *       sequence's partial tail block (no identity);</li>
- *   <li><b>cached</b>: refcount 0, registered, resident, on the LRU list (head = least recent).</li>
+ *   <li><b>cached</b>: refcount 0, registered, resident, on the LRU list (head = least recent);</li>
+ *   <li><b>held for a copy</b>: refcount 0, registered, resident, but off the LRU list while a lower KV
+ *       tier copies its bytes ({@link #holdForCopy}); it cannot be evicted until {@link #copyDone}.</li>
  * </ul>
- * Invariants: free + active + cached == total; each registered seq_hash maps to exactly one slot;
+ * Invariants: free + active + cached + held == total; each registered seq_hash maps to exactly one slot;
  * the resident set (registered slots) changes only together with a KV event: {@code BlockStored}
  * on {@link #register}, {@code BlockRemoved} on eviction in {@link #allocate} and on
  * {@link #clearCached}, {@code AllBlocksCleared} when {@code clearCached} leaves nothing resident.
@@ -31,6 +33,11 @@ public final class BlockPool {
     private final int[] refCount;
     private final long[] seqHash;
     private final boolean[] registered;
+    /** A lower tier is copying the slot's bytes: not evictable, not rewritten. */
+    private final boolean[] copying;
+    private int held;
+    private int copyingCount;
+    private RegistrationHook onRegistered;
     private final int[] freeStack;
     private int freeTop;
     private final int[] lruPrev;
@@ -40,6 +47,8 @@ public final class BlockPool {
     private int cached;
     private int active;
     private final SeqHashTable index;
+    /** XOR of the registered seq hashes. */
+    private long xor;
     private final KvPayloadStore payloads;
     private final KvEventBuffer events = new KvEventBuffer();
 
@@ -52,6 +61,7 @@ public final class BlockPool {
         this.refCount = new int[totalBlocks];
         this.seqHash = new long[totalBlocks];
         this.registered = new boolean[totalBlocks];
+        this.copying = new boolean[totalBlocks];
         this.freeStack = new int[totalBlocks];
         for (int i = 0; i < totalBlocks; i++) {
             freeStack[i] = totalBlocks - 1 - i; // low slots first, so lazily allocated payload slabs stay few
@@ -65,9 +75,20 @@ public final class BlockPool {
         this.payloads = payloads;
     }
 
+    /** Sees every block that becomes resident with fresh bytes (not a dedup onto a resident slot). */
+    @FunctionalInterface
+    public interface RegistrationHook {
+        void registered(int slot, long seqHash);
+    }
+
     public int totalBlocks() { return total; }
     public int activeBlocks() { return active; }
+    /** Unreferenced resident blocks that can be evicted now. */
     public int cachedBlocks() { return cached; }
+    /** Unreferenced resident blocks held for a lower tier's copy. */
+    public int heldBlocks() { return held; }
+    /** Blocks a lower tier is copying now, referenced or not. */
+    public int copyingBlocks() { return copyingCount; }
     public int freeBlocks() { return freeTop; }
     public int residentBlocks() { return index.size(); }
 
@@ -76,7 +97,42 @@ public final class BlockPool {
 
     public int refCount(int slot) { return refCount[slot]; }
     public boolean isRegistered(int slot) { return registered[slot]; }
-    public boolean isCached(int slot) { return registered[slot] && refCount[slot] == 0; }
+    /** Registered, unreferenced and evictable (on the LRU list). */
+    public boolean isCached(int slot) { return registered[slot] && refCount[slot] == 0 && !copying[slot]; }
+
+    /** Sets the one hook that sees fresh registrations (the lower tiers' write-through); null: none. */
+    public void setRegistrationHook(RegistrationHook hook) {
+        this.onRegistered = hook;
+    }
+
+    /**
+     * Keeps registered {@code slot}'s bytes in place while a lower tier copies them: until
+     * {@link #copyDone} it is neither evicted nor rewritten, whatever its refcount does.
+     */
+    public void holdForCopy(int slot) {
+        if (!registered[slot] || copying[slot]) {
+            throw new IllegalStateException("slot " + slot + " is not a registered block free of copies");
+        }
+        if (refCount[slot] == 0) {
+            unlinkLru(slot);
+            held++;
+        }
+        copying[slot] = true;
+        copyingCount++;
+    }
+
+    /** The copy of {@code slot} ended: an unreferenced block becomes cached (most recent) again. */
+    public void copyDone(int slot) {
+        if (!copying[slot]) {
+            throw new IllegalStateException("slot " + slot + " is not held for a copy");
+        }
+        copying[slot] = false;
+        copyingCount--;
+        if (refCount[slot] == 0) {
+            held--;
+            appendLru(slot);
+        }
+    }
 
     /** The seq_hash a registered slot holds. */
     public long seqHashOf(int slot) {
@@ -102,7 +158,11 @@ public final class BlockPool {
             if (!registered[slot]) {
                 throw new IllegalStateException("slot " + slot + " is free");
             }
-            unlinkLru(slot);
+            if (copying[slot]) {
+                held--;
+            } else {
+                unlinkLru(slot);
+            }
             active++;
         }
         refCount[slot]++;
@@ -115,7 +175,9 @@ public final class BlockPool {
         }
         if (--refCount[slot] == 0) {
             active--;
-            if (registered[slot]) {
+            if (registered[slot] && copying[slot]) {
+                held++;
+            } else if (registered[slot]) {
                 appendLru(slot);
             } else {
                 freeStack[freeTop++] = slot;
@@ -175,10 +237,14 @@ public final class BlockPool {
         registered[slot] = true;
         seqHash[slot] = hash;
         index.put(hash, slot);
+        xor ^= hash;
         if (payloads != null && fillPattern) {
             payloads.fillPattern(slot, hash);
         }
         events.stored(parentHash, hash, localHash);
+        if (onRegistered != null) {
+            onRegistered.registered(slot, hash);
+        }
         return slot;
     }
 
@@ -209,6 +275,11 @@ public final class BlockPool {
         return dropped;
     }
 
+    /** XOR of every resident block's seq hash. */
+    public long residentXor() {
+        return xor;
+    }
+
     /** seq_hashes of every resident block, in slot order. */
     public long[] residentSeqHashes() {
         long[] out = new long[index.size()];
@@ -219,6 +290,11 @@ public final class BlockPool {
             }
         }
         return out;
+    }
+
+    /** The event buffer, for the lower tiers' events (same order, same batches). */
+    KvEventBuffer events() {
+        return events;
     }
 
     /** The events emitted since the last call, in order. */
@@ -234,13 +310,18 @@ public final class BlockPool {
     public void verifyInvariants() {
         int a = 0;
         int c = 0;
+        int h = 0;
         int r = 0;
         for (int slot = 0; slot < total; slot++) {
             if (refCount[slot] < 0) {
                 throw new IllegalStateException("negative refcount at slot " + slot);
             }
+            if (copying[slot] && !registered[slot]) {
+                throw new IllegalStateException("slot " + slot + " is held for a copy but not registered");
+            }
             a += refCount[slot] > 0 ? 1 : 0;
-            c += refCount[slot] == 0 && registered[slot] ? 1 : 0;
+            c += refCount[slot] == 0 && registered[slot] && !copying[slot] ? 1 : 0;
+            h += refCount[slot] == 0 && copying[slot] ? 1 : 0;
             if (registered[slot]) {
                 r++;
                 if (index.get(seqHash[slot]) != slot) {
@@ -252,16 +333,18 @@ public final class BlockPool {
         for (int s = lruHead; s != NIL; s = lruNext[s]) {
             lruLength++;
         }
-        if (a != active || c != cached || c != lruLength || r != index.size() || freeTop + a + c != total) {
+        if (a != active || c != cached || h != held || c != lruLength || r != index.size()
+                || freeTop + a + c + h != total) {
             throw new IllegalStateException("counts disagree: active " + a + "/" + active + ", cached " + c + "/"
-                    + cached + " (lru " + lruLength + "), registered " + r + "/" + index.size() + ", free "
-                    + freeTop + ", total " + total);
+                    + cached + " (lru " + lruLength + "), held " + h + "/" + held + ", registered " + r + "/"
+                    + index.size() + ", free " + freeTop + ", total " + total);
         }
     }
 
     private void unregister(int slot) {
         registered[slot] = false;
         index.remove(seqHash[slot]);
+        xor ^= seqHash[slot];
     }
 
     private void appendLru(int slot) {

@@ -37,9 +37,9 @@ final class KvExchange {
             throw new EngineUnavailableException("KV payloads are disabled on this engine; it cannot hand KV off");
         }
         EngineRequest one = new EngineRequest(request.requestId(), request.promptTokens(), 1, request.stopTokenIds(),
-                true, request.temperature(), request.seed(), request.deadline());
+                true, request.temperature(), request.seed(), request.deadline(), request.options());
         s.checkAdmissible(one);
-        Sequence seq = new Sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()));
+        Sequence seq = s.sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()));
         seq.prefillSink = sink;
         return s.enqueue(seq);
     }
@@ -58,7 +58,7 @@ final class KvExchange {
         if (imported != null && imported.state() != BlockImport.State.COMMITTED) {
             throw new IllegalArgumentException("the block import is not committed");
         }
-        Sequence seq = new Sequence(request, sink, rngState);
+        Sequence seq = s.sequence(request, sink, rngState);
         seq.continueFrom(firstToken);
         seq.emitTokens(new int[] {firstToken});
         FinishReason reason = s.finishReason(seq, firstToken);

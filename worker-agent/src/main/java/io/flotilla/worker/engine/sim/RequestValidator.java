@@ -2,6 +2,7 @@ package io.flotilla.worker.engine.sim;
 
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.SamplingOptions;
 
 /** Checks that a request can ever run on an engine with a given config; stateless. */
 final class RequestValidator {
@@ -34,6 +35,21 @@ final class RequestValidator {
         checkTokens("stop token id", r.stopTokenIds(), config.vocabSize());
         if (!Double.isFinite(r.temperature()) || r.temperature() < 0) {
             throw new InvalidRequestException("temperature must be a finite number >= 0, got " + r.temperature());
+        }
+        SamplingOptions o = r.options();
+        for (int id : o.logitBias().keySet()) {
+            if (id < 0 || id >= config.vocabSize()) {
+                throw new InvalidRequestException("logit_bias names token " + Integer.toUnsignedString(id)
+                        + ", outside the vocabulary [0, " + config.vocabSize() + ")");
+            }
+        }
+        if (o.topLogprobs() < 0 || o.topLogprobs() > SimReplies.MAX_TOP_LOGPROBS) {
+            throw new InvalidRequestException("top_logprobs must be in [0, " + SimReplies.MAX_TOP_LOGPROBS + "], got "
+                    + o.topLogprobs());
+        }
+        if (o.topK() < 0 || !(o.minP() >= 0 && o.minP() <= 1) || !(o.topP() > 0 && o.topP() <= 1)
+                || !(o.repetitionPenalty() > 0) || !Double.isFinite(o.presencePenalty() + o.frequencyPenalty())) {
+            throw new InvalidRequestException("sampling parameters out of range: " + o);
         }
     }
 

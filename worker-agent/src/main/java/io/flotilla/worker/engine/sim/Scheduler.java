@@ -3,6 +3,7 @@ package io.flotilla.worker.engine.sim;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.worker.engine.DeadlineExceededException;
 import io.flotilla.worker.engine.EngineException;
 import io.flotilla.worker.engine.EngineLoad;
@@ -10,11 +11,17 @@ import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
+import io.flotilla.worker.engine.KvDigest;
 import io.flotilla.worker.engine.KvEventListener;
 import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
+import io.flotilla.worker.kvbm.LowerTiers;
+import io.flotilla.worker.kvbm.TierIo;
+import io.flotilla.worker.kvbm.TierStats;
+import io.flotilla.worker.kvbm.TierThread;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,6 +43,10 @@ import java.util.Map;
  * <p>Disaggregated serving ({@link KvExchange}) adds prefill-only sequences, whose prompt blocks end
  * pinned by a {@link PromptPin} instead of released, and continuations of requests prefilled
  * elsewhere, over blocks brought in by a {@link BlockImport}.
+ *
+ * <p>With lower KV tiers ({@link LowerTiers}, host memory and disk) every freshly registered block is
+ * copied down off this thread, and a waiting sequence's prefix found there is onboarded when that is
+ * cheaper than recomputing it ({@link TierIntake}). The tiers' events join this scheduler's batches.
  */
 public final class Scheduler {
 
@@ -51,22 +62,77 @@ public final class Scheduler {
     private final Map<String, Sequence> inFlight = new HashMap<>();
     private final List<Sequence> deferredCancels = new ArrayList<>();
     private final BatchPlanner planner;
+    private final SimReplies replies;
     /** The plan scheduled and not yet completed; at most one exists. */
     private StepPlan outstanding;
     private long eventPosition;
     private boolean draining;
     private boolean inStep;
     private double lastStepMs;
+    private final TierStats deviceStats = new TierStats(KvTier.KV_TIER_DEVICE);
+    /** The KV tiers below the pool; null without them. */
+    private final LowerTiers tiers;
 
+    /** A scheduler whose lower tiers (if configured) copy on a thread of their own. */
     public Scheduler(SimEngineConfig config, KvEventListener eventListener) {
+        this(config, eventListener, null, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+    }
+
+    /** @param tierIo where the lower tiers' copies run; unused (may be null) without lower tiers */
+    public Scheduler(SimEngineConfig config, KvEventListener eventListener, TierIo tierIo) {
+        this(config, eventListener, null, tierIo);
+    }
+
+    /** A scheduler whose requests are answered by {@code script} where it has a rule for their prompt. */
+    public Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script) {
+        this(config, eventListener, script, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+    }
+
+    /**
+     * @param script replies for the prompts it has rules for (null: none)
+     * @param tierIo where the lower tiers' copies run; unused (may be null) without lower tiers
+     */
+    public Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script, TierIo tierIo) {
         this.config = config;
+        this.replies = new SimReplies(config, script);
         this.blockSize = config.blockSize();
         this.hasher = new BlockHasher(config.namespace(), blockSize);
         KvPayloadStore payloads = config.kvBytesPerBlock() == 0 ? null
                 : new KvPayloadStore(config.totalBlocks(), config.kvBytesPerBlock(), config.namespace().kvLayout());
         this.pool = new BlockPool(config.totalBlocks(), payloads);
         this.eventListener = eventListener;
-        this.planner = new BatchPlanner(config, hasher, pool, running, waiting);
+        TierIntake intake = null;
+        if (config.tiers().enabled()) {
+            tiers = new LowerTiers(config.tiers(), config.kvBytesPerBlock(), hasher.namespaceSeed(), config.speedup(),
+                    tierIo, pool.events());
+            tiers.setGuard(work -> {
+                work.run();
+                flushEvents();
+            });
+            pool.setRegistrationHook(this::offload);
+            intake = new TierIntake(config, hasher, pool, tiers, deviceStats);
+        } else {
+            tiers = null;
+        }
+        this.planner = new BatchPlanner(config, hasher, pool, running, waiting, intake, deviceStats);
+    }
+
+    /**
+     * A freshly registered block is copied down to host memory (write-through), off this thread. At most
+     * a quarter of the pool (or one full step's blocks, if more) waits for copies at once: when the tier
+     * thread falls behind, further blocks are not copied (counted), so offloading never starves
+     * admission of device blocks.
+     */
+    private void offload(int slot, long seqHash) {
+        int limit = Math.max(pool.totalBlocks() / 4, config.maxBatchTokens() / blockSize);
+        if (pool.copyingBlocks() >= limit) {
+            tiers.skippedOffload();
+            return;
+        }
+        if (tiers.wantsOffload(seqHash)) {
+            pool.holdForCopy(slot);
+            tiers.offload(seqHash, pool.payloads().block(slot), () -> pool.copyDone(slot));
+        }
     }
 
     /**
@@ -78,7 +144,19 @@ public final class Scheduler {
      */
     public RequestHandle submit(EngineRequest request, TokenSink sink) {
         checkAdmissible(request);
-        return enqueue(new Sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
+        return enqueue(sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
+    }
+
+    /** A new sequence with its sampler; throws {@link InvalidRequestException} for output the engine cannot write. */
+    Sequence sequence(EngineRequest request, TokenSink sink, long streamSeed) {
+        Sequence seq = new Sequence(request, sink, streamSeed);
+        seq.sampler = replies.samplerFor(request, streamSeed);
+        return seq;
+    }
+
+    /** The sampling features this engine honours. */
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return replies.capabilities();
     }
 
     /** The checks every new request passes before it is queued. */
@@ -109,7 +187,8 @@ public final class Scheduler {
 
     /**
      * Expires deadlines, then chooses this step's work and holds its blocks (evicting as needed).
-     * The plan must be {@link #complete completed} before the next one is scheduled.
+     * A non-empty plan must be {@link #complete completed} before the next one is scheduled; an empty
+     * one holds nothing and needs no completion.
      */
     public StepPlan schedule(long nowMs) {
         if (outstanding != null) {
@@ -118,8 +197,9 @@ public final class Scheduler {
         inStep = true;
         try {
             expireDeadlines(nowMs);
-            outstanding = planner.plan(nowMs);
-            return outstanding;
+            StepPlan plan = planner.plan(nowMs);
+            outstanding = plan.isEmpty() ? null : plan;
+            return plan;
         } finally {
             endStep();
         }
@@ -131,6 +211,9 @@ public final class Scheduler {
      * and sequences that hit a stop token or max tokens finish and release their blocks.
      */
     public StepReport complete(StepPlan plan) {
+        if (plan.isEmpty() && plan != outstanding) {
+            return new StepReport(plan, List.of(), List.of());
+        }
         if (plan != outstanding) {
             throw new IllegalStateException("not the outstanding step plan");
         }
@@ -141,18 +224,19 @@ public final class Scheduler {
         try {
             for (StepPlan.Entry e : plan.entries()) {
                 Sequence seq = e.sequence();
-                if (seq.state != Sequence.State.RUNNING || seq.computed != e.computedBefore()) {
-                    continue;
+                if (seq.state != Sequence.State.RUNNING || seq.computed != e.computedBefore() || seq.onboarding != null) {
+                    continue; // cancelled, preempted, cut back by a failed onboarding, or its KV not verified yet
                 }
                 int before = seq.computed;
                 seq.computed = before + e.tokens();
                 registerFullBlocks(seq, before, seq.computed);
                 if (seq.computed == seq.length) {
-                    int token = TokenSampler.tokenAt(seq.streamSeed, seq.generated, config.vocabSize());
+                    int token = seq.sampler.next(seq);
                     seq.appendToken(token);
                     seq.decoding = true;
                     sampled.add(seq.id);
-                    seq.emitTokens(new int[] {token});
+                    TokenLogprob logprob = seq.sampler.lastLogprob();
+                    seq.emitTokens(new int[] {token}, logprob == null ? null : new TokenLogprob[] {logprob});
                     FinishReason reason = finishReason(seq, token);
                     if (reason != null && !seq.sinkFailed) {
                         PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, hasher);
@@ -183,9 +267,12 @@ public final class Scheduler {
         return seq != null && cancel(seq);
     }
 
-    /** Drops every cached block (see {@link BlockPool#clearCached}); returns how many. */
+    /** Drops every cached block (see {@link BlockPool#clearCached}) and every lower-tier block; returns how many. */
     public int clearCache() {
         int dropped = pool.clearCached();
+        if (tiers != null) {
+            dropped += tiers.clear();
+        }
         flushEvents();
         return dropped;
     }
@@ -217,9 +304,40 @@ public final class Scheduler {
         flushEvents();
     }
 
-    /** Resident blocks with the position of the last event batch delivered. */
+    /** Resident blocks of every tier with the position of the last event batch delivered. */
     public ResidentBlocks residentBlocks() {
-        return new ResidentBlocks(eventPosition, pool.residentSeqHashes());
+        if (tiers == null) {
+            return new ResidentBlocks(eventPosition, pool.residentSeqHashes());
+        }
+        return new ResidentBlocks(eventPosition, pool.residentSeqHashes(), tiers.seqHashes(KvTier.KV_TIER_HOST),
+                tiers.seqHashes(KvTier.KV_TIER_DISK));
+    }
+
+    /** Count and XOR of every tier's blocks, in O(1). */
+    public KvDigest kvDigest() {
+        if (tiers == null) {
+            return new KvDigest(eventPosition, pool.residentBlocks(), pool.residentXor(), 0, 0, 0, 0);
+        }
+        return new KvDigest(eventPosition, pool.residentBlocks(), pool.residentXor(),
+                tiers.used(KvTier.KV_TIER_HOST), tiers.xor(KvTier.KV_TIER_HOST),
+                tiers.used(KvTier.KV_TIER_DISK), tiers.xor(KvTier.KV_TIER_DISK));
+    }
+
+    /** The lower KV tiers, or null without them. */
+    public LowerTiers tiers() {
+        return tiers;
+    }
+
+    /** The device tier's hit counter. */
+    public TierStats deviceStats() {
+        return deviceStats;
+    }
+
+    /** Stops the lower tiers' copies and releases their memory and files; the pool is not touched after. */
+    public void closeTiers() {
+        if (tiers != null) {
+            tiers.close();
+        }
     }
 
     public EngineLoad load() {
@@ -332,6 +450,7 @@ public final class Scheduler {
     /** Releases a sequence's blocks and forgets it; the caller removes it from its queue. */
     private void retire(Sequence seq) {
         seq.releaseBlocks(pool);
+        seq.onboarding = null;
         seq.state = Sequence.State.FINISHED;
         inFlight.remove(seq.id, seq);
     }
@@ -347,6 +466,9 @@ public final class Scheduler {
     }
 
     void flushEvents() {
+        if (tiers != null) {
+            tiers.submit(); // this operation's registrations, copied down as one job
+        }
         if (!pool.hasPendingEvents()) {
             return;
         }

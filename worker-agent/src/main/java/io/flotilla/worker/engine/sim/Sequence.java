@@ -5,6 +5,7 @@ import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.PrefillSink;
 import io.flotilla.worker.engine.PrefilledKv;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 
 import java.util.Arrays;
@@ -50,6 +51,15 @@ final class Sequence {
     boolean sinkFailed;
     /** Set for a prefill-only sequence: it receives the pinned prompt instead of onFinish. */
     PrefillSink prefillSink;
+    /**
+     * Blocks being onboarded from lower KV tiers ({@link TierIntake}); while set, {@code computed} already
+     * counts them (optimistically), no step completes work of the sequence and it is not scheduled again.
+     * Cleared by completion, preemption and retirement.
+     */
+    TierIntake.Run onboarding;
+
+    /** Draws this request's tokens; set before the sequence is queued. */
+    TokenSampler sampler;
     private boolean terminated;
 
     private int[] slots = new int[4];
@@ -95,10 +105,20 @@ final class Sequence {
 
     /** Releases every held block, last block first so a sequence's tail is evicted before its prefix. */
     void releaseBlocks(BlockPool pool) {
-        for (int b = slotCount - 1; b >= 0; b--) {
+        truncateBlocks(0, pool);
+    }
+
+    /** Releases the blocks from {@code keep} on, last first. */
+    void truncateBlocks(int keep, BlockPool pool) {
+        for (int b = slotCount - 1; b >= keep; b--) {
             pool.release(slots[b]);
         }
-        slotCount = 0;
+        slotCount = Math.min(slotCount, keep);
+    }
+
+    /** Whether the sequence waits for onboarded KV to verify. */
+    boolean awaitingKv() {
+        return onboarding != null;
     }
 
     /** The token at position {@code i} (prompt, then generated tokens). */
@@ -153,11 +173,20 @@ final class Sequence {
     // Sink calls: at most one terminal call, nothing after it; a throwing sink marks the sequence failed.
 
     void emitTokens(int[] out) {
+        emitTokens(out, null);
+    }
+
+    /** Tokens with their log-probabilities (null when the request did not ask for them). */
+    void emitTokens(int[] out, TokenLogprob[] logprobs) {
         if (terminated) {
             return;
         }
         try {
-            sink.onTokens(out);
+            if (logprobs == null) {
+                sink.onTokens(out);
+            } else {
+                sink.onTokens(out, logprobs);
+            }
         } catch (RuntimeException e) {
             sinkFailed(e);
         }

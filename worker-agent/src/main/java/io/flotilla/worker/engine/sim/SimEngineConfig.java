@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.hash.KvNamespace;
+import io.flotilla.worker.kvbm.TierSettings;
 
 import java.util.Objects;
 
@@ -23,10 +24,13 @@ import java.util.Objects;
  *                         generate equal tokens for equal requests
  * @param namespace        block identity namespace; its kvLayout also seeds the payload pattern
  * @param timing           step timing coefficients
+ * @param tiers            KV tiers below the device pool (host memory, disk); {@link TierSettings#OFF}
+ *                         by default; they need KV payloads ({@code kvBytesPerBlock > 0})
  */
 public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, int maxBatchTokens, int maxWaiting,
                               int maxContextTokens, int kvBytesPerBlock, double speedup, int vocabSize,
-                              int eosTokenId, long seed, KvNamespace namespace, TimingModel timing) {
+                              int eosTokenId, long seed, KvNamespace namespace, TimingModel timing,
+                              TierSettings tiers) {
 
     public static final int DEFAULT_BLOCK_SIZE = 16;
     public static final int DEFAULT_TOTAL_BLOCKS = 8192;
@@ -41,6 +45,10 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
     public SimEngineConfig {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(timing, "timing");
+        tiers = tiers == null ? TierSettings.OFF : tiers;
+        if (tiers.enabled() && kvBytesPerBlock == 0) {
+            throw new IllegalArgumentException("lower KV tiers move KV payloads: they need kvBytesPerBlock > 0");
+        }
         positive("blockSize", blockSize);
         positive("totalBlocks", totalBlocks);
         positive("maxRunning", maxRunning);
@@ -71,7 +79,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         return new Builder().blockSize(blockSize).totalBlocks(totalBlocks).maxRunning(maxRunning)
                 .maxBatchTokens(maxBatchTokens).maxWaiting(maxWaiting).maxContextTokens(maxContextTokens)
                 .kvBytesPerBlock(kvBytesPerBlock).speedup(speedup).vocabSize(vocabSize).eosTokenId(eosTokenId)
-                .seed(seed).namespace(namespace).timing(timing);
+                .seed(seed).namespace(namespace).timing(timing).tiers(tiers);
     }
 
     /** Tokens the whole pool can hold. */
@@ -100,6 +108,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         private long seed;
         private KvNamespace namespace;
         private TimingModel timing = TimingModel.DEFAULT;
+        private TierSettings tiers = TierSettings.OFF;
 
         private Builder() {
         }
@@ -117,12 +126,13 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         public Builder seed(long v) { seed = v; return this; }
         public Builder namespace(KvNamespace v) { namespace = v; return this; }
         public Builder timing(TimingModel v) { timing = v; return this; }
+        public Builder tiers(TierSettings v) { tiers = v; return this; }
 
         public SimEngineConfig build() {
             KvNamespace ns = namespace != null ? namespace
                     : KvNamespace.of("mock-model", "cl100k_base", KvNamespace.pagedLayout("bf16", blockSize));
             return new SimEngineConfig(blockSize, totalBlocks, maxRunning, maxBatchTokens, maxWaiting,
-                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing);
+                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing, tiers);
         }
     }
 }

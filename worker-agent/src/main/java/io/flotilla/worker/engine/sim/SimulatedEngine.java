@@ -5,11 +5,15 @@ import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
+import io.flotilla.worker.engine.KvDigest;
 import io.flotilla.worker.engine.KvEventListener;
+import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.KvTransferSupport;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
 import io.flotilla.worker.engine.TokenSink;
+import io.flotilla.worker.kvbm.TierIo;
+import io.flotilla.worker.kvbm.TierThread;
 
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -41,6 +45,9 @@ import java.util.function.Function;
  * {@code totalBlocks × kvBytesPerBlock} (128 MiB) of direct memory allocated in 4 MiB slabs as
  * slots are first used; set {@code kvBytesPerBlock = 0} to run many engines in one JVM. Direct
  * memory is returned when the closed engine is garbage collected.
+ *
+ * <p>With lower KV tiers ({@link SimEngineConfig#tiers()}) a tier thread copies blocks down and back;
+ * it takes the engine lock only to publish a copy's result (index, events), never while copying.
  */
 public final class SimulatedEngine implements Engine {
 
@@ -55,6 +62,7 @@ public final class SimulatedEngine implements Engine {
     private final Scheduler scheduler;
     private final KvExchange exchange;
     private final SimKvTransfer transfer;
+    private final SimTierStatus tierStatus;
     private volatile KvEventListener listener;
     private volatile DoubleConsumer stepListener = ms -> { };
     private Thread driver;
@@ -62,17 +70,62 @@ public final class SimulatedEngine implements Engine {
     private CompletableFuture<Void> drained;
 
     public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper) {
+        this(config, clock, sleeper, (SimScript) null);
+    }
+
+    /** @param tierIo where the lower KV tiers copy (tests pass a manual one); unused without tiers */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, TierIo tierIo) {
+        this(config, clock, sleeper, null, tierIo);
+    }
+
+    /** An engine that answers the prompts {@code script} has rules for with their replies (null: none). */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script) {
+        this(config, clock, sleeper, script, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+    }
+
+    /**
+     * @param script replies for the prompts it has rules for (null: none)
+     * @param tierIo where the lower KV tiers copy (tests pass a manual one); unused without tiers
+     */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script, TierIo tierIo) {
         this.config = config;
         this.clock = clock;
         this.sleeper = sleeper;
-        this.scheduler = new Scheduler(config, this::deliverEvents);
+        this.scheduler = new Scheduler(config, this::deliverEvents, script, tierIo);
         this.exchange = new KvExchange(scheduler);
         this.transfer = config.kvBytesPerBlock() > 0 ? new SimKvTransfer(this) : null;
+        if (scheduler.tiers() != null) {
+            scheduler.tiers().setGuard(this::underLock);
+            this.tierStatus = new SimTierStatus(this);
+        } else {
+            this.tierStatus = null;
+        }
+    }
+
+    /** Runs a tier job's result under the engine lock, publishes its events and wakes the driver. */
+    private void underLock(Runnable work) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            work.run();
+            scheduler.flushEvents();
+            workArrived.signal();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** An engine on the system clock, already started. */
     public static SimulatedEngine startRealTime(SimEngineConfig config, String name) {
-        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM).start(name);
+        return startRealTime(config, null, name);
+    }
+
+    /** An engine on the system clock with scripted replies ({@code script} may be null), already started. */
+    public static SimulatedEngine startRealTime(SimEngineConfig config, SimScript script, String name) {
+        TierIo tiers = config.tiers().enabled() ? new TierThread(name + "-kv-tiers") : null;
+        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, script, tiers).start(name);
     }
 
     /** Starts the driver thread (a daemon named {@code name}); at most once. */
@@ -110,9 +163,20 @@ public final class SimulatedEngine implements Engine {
         }
     }
 
+    /** Every sampling parameter of its synthetic model, logprobs, and JSON output on a cl100k_base model. */
+    @Override
+    public io.flotilla.protocol.v1.EngineCapabilities capabilities() {
+        return scheduler.capabilities();
+    }
+
     @Override
     public ResidentBlocks residentBlocks() {
         return withScheduler(Scheduler::residentBlocks);
+    }
+
+    @Override
+    public KvDigest kvDigest() {
+        return withScheduler(Scheduler::kvDigest);
     }
 
     @Override
@@ -135,9 +199,21 @@ public final class SimulatedEngine implements Engine {
         this.stepListener = stepMs;
     }
 
+    /** Sets the listener and delivers what is pending at once (a restarted disk tier's blocks, as batch 1). */
     @Override
     public void setKvEventListener(KvEventListener listener) {
-        this.listener = listener;
+        lock.lock();
+        try {
+            this.listener = listener;
+            scheduler.flushEvents();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Optional<KvTierStatus> kvTiers() {
+        return Optional.ofNullable(tierStatus);
     }
 
     /** Present when KV payloads are enabled ({@code kvBytesPerBlock > 0}). */
@@ -253,11 +329,17 @@ public final class SimulatedEngine implements Engine {
             closed = true;
             scheduler.startDrain();
             scheduler.failAll(new EngineUnavailableException("engine closed"));
+            workArrived.signalAll();
+            t = driver;
+        } finally {
+            lock.unlock();
+        }
+        scheduler.closeTiers(); // outside the lock: the tier thread may be waiting for it to publish a copy
+        lock.lock();
+        try {
             if (scheduler.pool().payloads() != null) {
                 scheduler.pool().payloads().close(); // its memory may belong to a transfer agent closed next
             }
-            workArrived.signalAll();
-            t = driver;
         } finally {
             lock.unlock();
         }

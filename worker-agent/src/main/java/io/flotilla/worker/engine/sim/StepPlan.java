@@ -23,6 +23,7 @@ public final class StepPlan {
     private final List<String> preempted = new ArrayList<>();
     private int budgetLeft;
     private double stepMs;
+    private double onboardingMs;
 
     StepPlan(long nowMs, int tokenBudget) {
         this.nowMs = nowMs;
@@ -41,6 +42,7 @@ public final class StepPlan {
     public boolean isEmpty() {
         return entries.isEmpty();
     }
+
 
     /** The planned work in execution order: decodes first, then prefill chunks. */
     public List<Work> work() {
@@ -110,5 +112,14 @@ public final class StepPlan {
 
     void stepMs(double ms) {
         this.stepMs = ms;
+    }
+
+    /** A sequence admitted in this step onboards KV taking {@code ms} over its link: the step lasts at least that. */
+    void onboarding(double ms) {
+        onboardingMs = Math.max(onboardingMs, ms);
+    }
+
+    double onboardingMs() {
+        return onboardingMs;
     }
 }

@@ -24,10 +24,11 @@ import java.util.Map;
  *
  * <p>Invariants:
  * <ul>
- *   <li>The events returned so far, replayed over an empty set, give exactly {@link #residentSeqHashes()}:
- *       a Flotilla {@code Stored} is emitted when a seq hash goes from no engine copy to one, a
- *       {@code Removed} when its last engine copy goes (vLLM may cache the same hash twice, and on
- *       several media).</li>
+ *   <li>The events returned so far, replayed over an empty set per tier, give exactly
+ *       {@link #residentSeqHashes(KvTier)} for each tier: a Flotilla {@code Stored} of a tier is emitted
+ *       when a seq hash goes from no engine copy on that tier's medium to one, a {@code Removed} when
+ *       its last copy there goes (vLLM may cache the same hash twice, and on several media: its CPU
+ *       offloading connector and LMCache report {@code medium = "CPU"}, which is the host tier).</li>
  *   <li>A block that cannot be translated (LoRA, block size or token count mismatch, unknown parent,
  *       engine hash reused for other tokens) is left out and counted: the view may miss blocks the
  *       engine holds, never claim blocks it does not.</li>
@@ -51,7 +52,10 @@ public final class KvEventTranslator {
     private final BlockHasher hasher;
     private final KvEventCounters counters;
     private final Map<Long, Entry> live = new HashMap<>();
-    private final Map<Long, Integer> resident = new HashMap<>();
+    /** Per tier (index = KvTier number): seq hash → engine copies on that tier's media. */
+    @SuppressWarnings("unchecked")
+    private final Map<Long, Integer>[] resident = new Map[] {new HashMap<>(), new HashMap<>(), new HashMap<>(),
+            new HashMap<>()};
     /** Translations of engine hashes no longer resident, kept so children stored later still chain. */
     private final LinkedHashMap<Long, Entry> forgotten;
 
@@ -95,7 +99,7 @@ public final class KvEventTranslator {
      * @return {@code AllBlocksCleared} when anything was resident, else nothing
      */
     public List<KvEvent> resync() {
-        boolean had = !resident.isEmpty();
+        boolean had = residentCount() + residentCount(KvTier.KV_TIER_HOST) + residentCount(KvTier.KV_TIER_DISK) > 0;
         forgetResidency();
         return had ? List.of(cleared()) : List.of();
     }
@@ -107,18 +111,28 @@ public final class KvEventTranslator {
         return out;
     }
 
-    /** Flotilla seq hashes of the translated resident set. */
+    /** Flotilla seq hashes of the translated resident set on the device (GPU). */
     public long[] residentSeqHashes() {
-        long[] out = new long[resident.size()];
+        return residentSeqHashes(KvTier.KV_TIER_DEVICE);
+    }
+
+    /** Flotilla seq hashes the engine holds on {@code tier}'s media. */
+    public long[] residentSeqHashes(KvTier tier) {
+        Map<Long, Integer> set = resident[tier.getNumber()];
+        long[] out = new long[set.size()];
         int i = 0;
-        for (long h : resident.keySet()) {
+        for (long h : set.keySet()) {
             out[i++] = h;
         }
         return out;
     }
 
     public int residentCount() {
-        return resident.size();
+        return residentCount(KvTier.KV_TIER_DEVICE);
+    }
+
+    public int residentCount(KvTier tier) {
+        return resident[tier.getNumber()].size();
     }
 
     private void stored(VllmKvEvent.BlockStored s, List<KvEvent> out) {
@@ -155,7 +169,7 @@ public final class KvEventTranslator {
         for (int i = 0; i < n; i++) {
             long local = hasher.localHash(s.tokenIds(), i);
             long seq = i == 0 && root ? local : hasher.chain(prev, local);
-            if (hold(engineHashes[i], seq, local) && addResident(seq)) {
+            if (hold(engineHashes[i], seq, local) && addResident(tier, seq)) {
                 if (group == null) {
                     group = BlockStored.newBuilder().setParentSeqHash(i == 0 && root ? 0 : prev).setTier(tier);
                 }
@@ -172,6 +186,7 @@ public final class KvEventTranslator {
     }
 
     private void removed(VllmKvEvent.BlockRemoved r, List<KvEvent> out) {
+        KvTier tier = tier(r.medium());
         BlockRemoved.Builder gone = null;
         for (long h : r.blockHashes()) {
             Entry e = live.get(h);
@@ -183,9 +198,9 @@ public final class KvEventTranslator {
                 live.remove(h);
                 forgotten.put(h, e);
             }
-            if (removeResident(e.seqHash)) {
+            if (removeResident(tier, e.seqHash)) {
                 if (gone == null) {
-                    gone = BlockRemoved.newBuilder().setTier(tier(r.medium()));
+                    gone = BlockRemoved.newBuilder().setTier(tier);
                 }
                 gone.addSeqHashes(e.seqHash);
             }
@@ -216,29 +231,32 @@ public final class KvEventTranslator {
         return e != null ? e : forgotten.get(engineHash);
     }
 
-    /** @return true when the seq hash was not resident before */
-    private boolean addResident(long seq) {
-        return resident.merge(seq, 1, Integer::sum) == 1;
+    /** @return true when the seq hash was not on {@code tier} before */
+    private boolean addResident(KvTier tier, long seq) {
+        return resident[tier.getNumber()].merge(seq, 1, Integer::sum) == 1;
     }
 
-    /** @return true when the last copy of the seq hash left */
-    private boolean removeResident(long seq) {
-        Integer copies = resident.get(seq);
+    /** @return true when the last copy of the seq hash left {@code tier} */
+    private boolean removeResident(KvTier tier, long seq) {
+        Map<Long, Integer> set = resident[tier.getNumber()];
+        Integer copies = set.get(seq);
         if (copies == null) {
             return false;
         }
         if (copies == 1) {
-            resident.remove(seq);
+            set.remove(seq);
             return true;
         }
-        resident.put(seq, copies - 1);
+        set.put(seq, copies - 1);
         return false;
     }
 
     private void forgetResidency() {
         forgotten.putAll(live);
         live.clear();
-        resident.clear();
+        for (Map<Long, Integer> set : resident) {
+            set.clear();
+        }
     }
 
     private static KvEvent cleared() {
@@ -246,8 +264,9 @@ public final class KvEventTranslator {
     }
 
     /**
-     * Medium names: none or "GPU" for device memory, "CPU" (vLLM) or "CPU_PINNED" (SGLang's host tier) for host
-     * memory, else a disk-like tier.
+     * Medium names: none or "GPU" for device memory; "CPU" (vLLM's offloading connector's
+     * {@code CPULoadStoreSpec}, LMCache's local CPU backend) or "CPU_PINNED" (SGLang's host tier) for host
+     * memory; anything else (a file system, shared storage, LMCache's disk backend) is a disk-like tier.
      */
     static KvTier tier(String medium) {
         if (medium == null || medium.equalsIgnoreCase(VllmKvEvent.MEDIUM_GPU)) {

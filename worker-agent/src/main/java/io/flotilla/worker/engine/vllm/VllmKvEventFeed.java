@@ -60,7 +60,9 @@ public final class VllmKvEventFeed {
 
     /** The translated resident set and the position of the last batch it includes. */
     public synchronized ResidentBlocks residentBlocks() {
-        return new ResidentBlocks(position, translator.residentSeqHashes());
+        return new ResidentBlocks(position, translator.residentSeqHashes(),
+                translator.residentSeqHashes(io.flotilla.protocol.v1.KvTier.KV_TIER_HOST),
+                translator.residentSeqHashes(io.flotilla.protocol.v1.KvTier.KV_TIER_DISK));
     }
 
     /** Position of the last delivered batch (0: none). */

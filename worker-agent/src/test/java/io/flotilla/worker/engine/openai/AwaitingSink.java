@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.openai;
 
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 
 import java.time.Duration;
@@ -17,6 +18,7 @@ public final class AwaitingSink implements TokenSink {
     }
 
     private final List<Integer> tokens = new ArrayList<>();
+    private final List<TokenLogprob> logprobs = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
     private final CompletableFuture<End> end = new CompletableFuture<>();
 
@@ -28,6 +30,16 @@ public final class AwaitingSink implements TokenSink {
         for (int t : out) {
             tokens.add(t);
         }
+    }
+
+    @Override
+    public synchronized void onTokens(int[] out, TokenLogprob[] lps) {
+        onTokens(out);
+        logprobs.addAll(List.of(lps));
+    }
+
+    synchronized List<TokenLogprob> logprobs() {
+        return List.copyOf(logprobs);
     }
 
     @Override

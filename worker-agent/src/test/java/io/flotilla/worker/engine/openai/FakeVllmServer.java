@@ -99,6 +99,11 @@ public final class FakeVllmServer implements AutoCloseable {
     volatile int blockSize = 16;
     volatile String engineId = "engine-a";
     volatile PromptCache cache;
+    /**
+     * Scripted answers: the token ids to stream for a request body (finish reason {@code stop}), or null
+     * for {@link #tokens}. Lets whole-cluster tests play a model that calls tools or answers JSON.
+     */
+    volatile java.util.function.Function<JsonNode, int[]> replies;
 
     public FakeVllmServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -137,6 +142,11 @@ public final class FakeVllmServer implements AutoCloseable {
         return List.copyOf(transferParamsReceived);
     }
 
+    /** Scripted answers by request body ({@code null}: the fixed tokens); see {@link #replies}. */
+    public void setReplies(java.util.function.Function<JsonNode, int[]> replies) {
+        this.replies = replies;
+    }
+
     /** Whether it answers like an engine with NixlConnector (default) or without a KV connector. */
     public void setKvConnector(boolean on) {
         kvConnector = on;
@@ -152,7 +162,7 @@ public final class FakeVllmServer implements AutoCloseable {
         healthStatus = status;
     }
 
-    JsonNode lastRequest() {
+    public JsonNode lastRequest() {
         return requests.get(requests.size() - 1);
     }
 
@@ -190,15 +200,21 @@ public final class FakeVllmServer implements AutoCloseable {
         ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
         ex.sendResponseHeaders(200, 0);
         openStreams.incrementAndGet();
+        var scripted = replies;
+        int[] answer = scripted == null ? null : scripted.apply(req);
+        int[] stream = answer != null ? answer : tokens;
+        String lastFinish = answer != null ? "stop" : finishReason;
+        int logprobs = req.path("logprobs").isInt() ? req.path("logprobs").asInt() : -1;
         try (OutputStream out = ex.getResponseBody()) {
-            int n = endless ? 100_000 : tokens.length;
+            int n = endless ? 100_000 : stream.length;
             for (int i = 0; i < n; i++) {
-                int id = tokens[i % tokens.length];
-                String finish = !endless && i == n - 1 ? "\"" + finishReason + "\"" : "null";
+                int id = stream[i % stream.length];
+                String finish = !endless && i == n - 1 ? "\"" + lastFinish + "\"" : "null";
                 String ids = tokenIds ? ",\"token_ids\":[" + id + "]" : "";
                 String promptIds = i == 0 && tokenIds ? req.path("prompt").toString() : "null";
                 send(out, "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1700000000,\"model\":\"m\","
-                        + "\"choices\":[{\"index\":0,\"text\":\"t" + id + "\",\"logprobs\":null,\"finish_reason\":" + finish
+                        + "\"choices\":[{\"index\":0,\"text\":\"t" + id + "\",\"logprobs\":" + logprobs(id, logprobs)
+                        + ",\"finish_reason\":" + finish
                         + ",\"stop_reason\":null" + ids + ",\"prompt_logprobs\":null,\"prompt_token_ids\":" + promptIds
                         + "}],\"usage\":null}");
                 if (i == 0 && streamError != null) {
@@ -220,6 +236,23 @@ public final class FakeVllmServer implements AutoCloseable {
         } finally {
             openStreams.decrementAndGet();
         }
+    }
+
+    /**
+     * vLLM's completions {@code logprobs} of one token with {@code return_tokens_as_token_ids}: the token at
+     * -0.5, alternatives {@code id+1 …} at -1.5, -2.5, …, and the sampled token added to the {@code n}
+     * alternatives (vLLM returns up to n + 1). {@code null} when the request asked for none.
+     */
+    static String logprobs(int id, int n) {
+        if (n < 0) {
+            return "null";
+        }
+        StringBuilder top = new StringBuilder("{\"token_id:" + id + "\":-0.5");
+        for (int k = 1; k <= n; k++) {
+            top.append(",\"token_id:").append(id + k).append("\":").append(-0.5 - k);
+        }
+        return "{\"text_offset\":[0],\"token_logprobs\":[-0.5],\"tokens\":[\"token_id:" + id + "\"],\"top_logprobs\":["
+                + top + "}]}";
     }
 
     /**

@@ -10,6 +10,7 @@ import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
 import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.engine.SamplingOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,6 +72,55 @@ class OpenAiHttpEngineTest {
         assertThat(body.path("return_token_ids").asBoolean()).isTrue();
         assertThat(body.has("kv_transfer_params")).isFalse();
         assertThat(server.requestIds).containsExactly("req-1");
+    }
+
+    @Test
+    void sendsEverySamplingParameterInTheBodyVllmAndSglangRead() {
+        SamplingOptions options = new SamplingOptions(0.9, 40, 0.05, 0.5, -0.25, 1.1, java.util.Map.of(50256, -100f), true, 3,
+                new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_SCHEMA, "{\"type\":\"object\"}", "reply"),
+                java.util.List.of("\n\n", "END"));
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(new EngineRequest("req-s", PROMPT, 3, null, false, 0.7, 9L, null, options), sink);
+        sink.await();
+
+        JsonNode body = server.lastRequest();
+        assertThat(body.path("top_p").asDouble()).isEqualTo(0.9);
+        assertThat(body.path("top_k").asInt()).isEqualTo(40);
+        assertThat(body.path("min_p").asDouble()).isEqualTo(0.05);
+        assertThat(body.path("presence_penalty").asDouble()).isEqualTo(0.5);
+        assertThat(body.path("frequency_penalty").asDouble()).isEqualTo(-0.25);
+        assertThat(body.path("repetition_penalty").asDouble()).isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(body.path("logit_bias").toString()).isEqualTo("{\"50256\":-100.0}");
+        assertThat(body.path("stop").toString()).isEqualTo("[\"\\n\\n\",\"END\"]");
+        assertThat(body.path("logprobs").asInt()).isEqualTo(3);
+        assertThat(body.path("return_tokens_as_token_ids").asBoolean()).isTrue();
+        assertThat(body.path("response_format").toString())
+                .isEqualTo("{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"reply\",\"schema\":{\"type\":\"object\"}}}");
+
+        engine.submit(EngineRequest.of("req-j", PROMPT, 3).withOptions(new SamplingOptions(1, 0, 0, 0, 0, 1, java.util.Map.of(),
+                false, 0, new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_OBJECT, null, null),
+                java.util.List.of())), sink = new AwaitingSink()); // a fresh sink for the second request
+        sink.await();
+        JsonNode plain = server.lastRequest();
+        assertThat(plain.path("response_format").toString()).isEqualTo("{\"type\":\"json_object\"}");
+        for (String off : java.util.List.of("top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty",
+                "repetition_penalty", "logit_bias", "stop", "logprobs")) {
+            assertThat(plain.has(off)).as("%s at its off value is left to the engine's default", off).isFalse();
+        }
+        assertThat(engine.capabilities().getMaxTopLogprobs()).isEqualTo(20);
+    }
+
+    @Test
+    void relaysLogprobsWithTheirIdsMostLikelyFirstCutToWhatWasAsked() {
+        AwaitingSink sink = new AwaitingSink();
+        engine.submit(EngineRequest.of("req-l", PROMPT, 3).withOptions(new SamplingOptions(1, 0, 0, 0, 0, 1, java.util.Map.of(),
+                true, 2, null, java.util.List.of())), sink);
+        sink.await();
+        assertThat(sink.logprobs()).hasSize(3);
+        io.flotilla.worker.engine.TokenLogprob first = sink.logprobs().get(0);
+        assertThat(first.logprob()).isEqualTo(-0.5f);
+        assertThat(first.topIds()).containsExactly(101, 102);
+        assertThat(first.topLogprobs()).containsExactly(-0.5f, -1.5f);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineRequest;
+import io.flotilla.worker.engine.SamplingOptions;
 import io.flotilla.worker.engine.openai.AwaitingSink;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.vllm.RecordingKvListener;
@@ -83,6 +84,28 @@ class SglangEngineTest {
         assertThat(sp.path("ignore_eos").asBoolean()).isTrue();
         assertThat(sp.path("sampling_seed").asLong()).isEqualTo(7);
         assertThat(sink.tokens()).containsExactly(101, 102);
+    }
+
+    @Test
+    void sendsEverySamplingParameterItAdvertisesInSglangsNames() {
+        AwaitingSink sink = new AwaitingSink();
+        SamplingOptions options = new SamplingOptions(0.9, 40, 0.05, 0.5, -0.25, 1.1, java.util.Map.of(7, -100f), false, 0,
+                new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_SCHEMA, "{\"type\":\"object\"}", "s"),
+                java.util.List.of("END"));
+        engine.submit(new EngineRequest("rid-s", prompt(5, 3), 2, null, false, 0.7, null, null, options), sink);
+        sink.await(Duration.ofSeconds(10));
+        JsonNode sp = fake.requests().get(fake.requests().size() - 1).path("sampling_params");
+        assertThat(sp.path("top_p").asDouble()).isEqualTo(0.9);
+        assertThat(sp.path("top_k").asInt()).isEqualTo(40);
+        assertThat(sp.path("min_p").asDouble()).isEqualTo(0.05);
+        assertThat(sp.path("presence_penalty").asDouble()).isEqualTo(0.5);
+        assertThat(sp.path("frequency_penalty").asDouble()).isEqualTo(-0.25);
+        assertThat(sp.path("repetition_penalty").asDouble()).isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(sp.path("logit_bias").toString()).isEqualTo("{\"7\":-100.0}");
+        assertThat(sp.path("json_schema").asString()).isEqualTo("{\"type\":\"object\"}");
+        assertThat(sp.has("stop")).as("stop strings stay with the gateway").isFalse();
+        assertThat(engine.capabilities().getFeaturesList())
+                .doesNotContain(io.flotilla.protocol.v1.SamplingFeature.SAMPLING_FEATURE_LOGPROBS);
     }
 
     @Test

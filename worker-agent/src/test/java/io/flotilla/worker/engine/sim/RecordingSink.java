@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.List;
 class RecordingSink implements TokenSink {
 
     final List<Integer> tokens = new ArrayList<>();
+    final List<TokenLogprob> logprobs = new ArrayList<>();
     int tokenCalls;
     FinishReason finishReason;
     int promptTokens = -1;
@@ -26,6 +28,12 @@ class RecordingSink implements TokenSink {
         for (int t : out) {
             tokens.add(t);
         }
+    }
+
+    @Override
+    public void onTokens(int[] out, TokenLogprob[] lps) {
+        onTokens(out);
+        logprobs.addAll(java.util.Arrays.asList(lps));
     }
 
     @Override

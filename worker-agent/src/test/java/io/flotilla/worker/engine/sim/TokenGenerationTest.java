@@ -106,7 +106,13 @@ class TokenGenerationTest {
         // Pins the sampler so a change that alters every simulated output is a visible decision.
         long seed = TokenSampler.streamSeed(EngineRequest.of("x", new int[] {1}, 1).withSeed(0L), 0);
         assertThat(seed).isEqualTo(KvPattern.mix(KvPattern.mix(0)));
-        assertThat(TokenSampler.tokenAt(seed, 0, 100277))
-                .isEqualTo((int) Long.remainderUnsigned(KvPattern.mix(seed + 0x9E3779B97F4A7C15L), 100277));
+        assertThat(run(SimEngineConfig.builder().kvBytesPerBlock(0).build(),
+                EngineRequest.of("x", new int[] {1, 2, 3}, 6).withSeed(0L).withTemperature(1.0)).tokens)
+                .containsExactly(PINNED_SAMPLED);
+        assertThat(run(SimEngineConfig.builder().kvBytesPerBlock(0).build(), EngineRequest.of("x", new int[] {1, 2, 3}, 6)).tokens)
+                .containsExactly(PINNED_GREEDY);
     }
+
+    private static final Integer[] PINNED_SAMPLED = {30456, 93561, 4786, 528, 23468, 35220};
+    private static final Integer[] PINNED_GREEDY = {34286, 60159, 4786, 34131, 23468, 34446};
 }

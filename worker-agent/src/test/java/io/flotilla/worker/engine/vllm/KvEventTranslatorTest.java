@@ -111,15 +111,45 @@ class KvEventTranslatorTest {
     }
 
     @Test
-    void mediaMapToTiersAndABlockStaysWhileAnyMediumHoldsIt() {
-        translator.translate(batch(stored(null, slice(PROMPT, 0, 1), 1)));
-        List<KvEvent> offload = translator.translate(batch(new VllmKvEvent.BlockStored(new long[]{1}, null, slice(PROMPT, 0, 1), 4, null, "CPU")));
-        assertThat(offload).isEmpty();
-        assertThat(translator.translate(batch(new VllmKvEvent.BlockRemoved(new long[]{1}, "GPU")))).isEmpty();
+    void eachMediumIsItsOwnTierAndABlockLeavesEachOnItsOwn() {
+        assertThat(translator.translate(batch(stored(null, slice(PROMPT, 0, 1), 1))).get(0).getStored().getTier())
+                .isEqualTo(KvTier.KV_TIER_DEVICE);
+        List<KvEvent> offload = translator.translate(batch(
+                new VllmKvEvent.BlockStored(new long[]{1}, null, slice(PROMPT, 0, 1), 4, null, "CPU")));
+        assertThat(offload).singleElement().satisfies(e -> {
+            assertThat(e.getStored().getTier()).isEqualTo(KvTier.KV_TIER_HOST);
+            assertThat(e.getStored().getBlocks(0).getSeqHash()).isEqualTo(SEQ[0]);
+        });
+        assertThat(translator.translate(batch(new VllmKvEvent.BlockRemoved(new long[]{1}, "GPU"))))
+                .singleElement().satisfies(e -> assertThat(e.getRemoved().getTier()).isEqualTo(KvTier.KV_TIER_DEVICE));
+        assertThat(translator.residentSeqHashes()).isEmpty();
+        assertThat(translator.residentSeqHashes(KvTier.KV_TIER_HOST)).containsExactly(SEQ[0]);
         List<KvEvent> gone = translator.translate(batch(new VllmKvEvent.BlockRemoved(new long[]{1}, "CPU")));
         assertThat(gone.get(0).getRemoved().getTier()).isEqualTo(KvTier.KV_TIER_HOST);
-        assertThat(KvEventTranslator.tier("CPU")).isEqualTo(KvTier.KV_TIER_HOST);
+        assertThat(translator.residentSeqHashes(KvTier.KV_TIER_HOST)).isEmpty();
+        assertThat(KvEventTranslator.tier("cpu")).isEqualTo(KvTier.KV_TIER_HOST);
+        assertThat(KvEventTranslator.tier("SHARED_STORAGE")).isEqualTo(KvTier.KV_TIER_DISK);
         assertThat(KvEventTranslator.tier(null)).isEqualTo(KvTier.KV_TIER_DEVICE);
+    }
+
+    @Test
+    void cpuOffloadedBlocksAreIndexedAsHostTierFromBothWireForms() {
+        long[] engine = {0xF000_0000_0000_0001L};
+        int[] tokens = slice(PROMPT, 0, 1);
+        byte[] array = MsgspecWire.batchArray(1.0, List.of(
+                MsgspecWire.storedArray(MsgspecWire.hashes(engine[0]), null, tokens, 4, null, "CPU", false)), null);
+        byte[] map = MsgspecWire.batchMap(1.0, List.of(
+                MsgspecWire.storedMap(MsgspecWire.hashes(engine[0]), null, tokens, 4, null, "CPU")), null);
+        for (byte[] wire : List.of(array, map)) {
+            KvEventTranslator t = new KvEventTranslator(HASHER, new KvEventCounters(), 100);
+            List<KvEvent> out = t.translate(VllmEventDecoder.decode(wire));
+            assertThat(out).singleElement().satisfies(e -> {
+                assertThat(e.getStored().getTier()).isEqualTo(KvTier.KV_TIER_HOST);
+                assertThat(e.getStored().getBlocks(0).getSeqHash()).isEqualTo(SEQ[0]);
+            });
+            assertThat(t.residentSeqHashes(KvTier.KV_TIER_HOST)).containsExactly(SEQ[0]);
+            assertThat(t.residentSeqHashes()).isEmpty();
+        }
     }
 
     @Test

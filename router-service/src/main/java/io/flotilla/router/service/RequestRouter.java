@@ -1,0 +1,253 @@
+package io.flotilla.router.service;
+
+import io.flotilla.protocol.kafka.BoundedSender;
+import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.ListWorkersResponse;
+import io.flotilla.protocol.v1.ModelCapacity;
+import io.flotilla.protocol.v1.RouteDecision;
+import io.flotilla.protocol.v1.RouteRequest;
+import io.flotilla.protocol.v1.RouterSync;
+import io.flotilla.router.client.IndexerClient;
+import io.flotilla.router.cluster.WorkerDirectory;
+import io.flotilla.router.booking.BookingLedger;
+import io.flotilla.router.core.Capacity;
+import io.flotilla.router.core.ClusterSnapshot;
+import io.flotilla.router.core.Decision;
+import io.flotilla.router.core.KvOverlap;
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.RoutingPolicy;
+import io.flotilla.router.core.RoutingRequest;
+import io.flotilla.router.booking.SequenceChange;
+import io.flotilla.router.core.Signal;
+import io.flotilla.router.core.Strategy;
+import io.flotilla.router.core.WorkerView;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+
+/**
+ * The router's request path: membership + overlap in, a decision out, booking after. Deciding is
+ * {@link RoutingPolicy#decide} (pure); every state change goes through the {@link BookingLedger} and
+ * is shared with other router replicas over {@code flotilla.router-sync}.
+ */
+public final class RequestRouter implements AutoCloseable {
+
+    private final WorkerDirectory directory;
+    private final BookingLedger ledger;
+    private final IndexerClient indexer;
+    private final Producer<String, Object> producer;
+    private final RouterMetrics metrics;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final String routerId;
+    private final AtomicLong syncErrors = new AtomicLong();
+    /** Changes for other replicas, sent off the request path: Route runs on a transport thread and never waits for Kafka. */
+    private final BoundedSender<SequenceChange> sync;
+    private volatile RoutingPolicy policy;
+    /** Told about every change that may move capacity (the WatchCapacity publisher); never blocks. */
+    private volatile Runnable capacityChanged = () -> { };
+
+    public RequestRouter(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
+                        Producer<String, Object> producer, RouterMetrics metrics, Clock clock, RandomGenerator random,
+                        String routerId) {
+        this.directory = directory;
+        this.ledger = ledger;
+        this.indexer = indexer;
+        this.producer = producer;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.random = random;
+        this.routerId = routerId;
+        this.policy = new RoutingPolicy(config, random);
+        this.sync = new BoundedSender<>("router-sync", SYNC_QUEUE, this::send);
+    }
+
+    /** Changes waiting for Kafka before new ones are dropped (and counted as sync errors). */
+    static final int SYNC_QUEUE = 65_536;
+
+    /** Decides and books {@code proto} (blocking while the indexer answers). */
+    public RouteDecision route(RouteRequest proto) {
+        CompletableFuture<RouteDecision> decision = new CompletableFuture<>();
+        route(proto, decision::complete);
+        return decision.join();
+    }
+
+    /**
+     * Decides and books {@code proto}, then hands the decision to {@code done}: at once when the mode
+     * needs no overlap (or the indexer's breaker is open), else on the indexer channel's I/O thread
+     * once it answers or its deadline passes. Never blocks; {@code done} must not block either.
+     */
+    public void route(RouteRequest proto, Consumer<RouteDecision> done) {
+        long start = System.nanoTime();
+        RoutingRequest request = RoutingRequest.fromProto(proto);
+        RoutingPolicy p = policy;
+        if (p.requires().contains(Signal.KV_OVERLAP) && request.seqHashes().length > 0) {
+            indexer.findMatches(request.model(), request.blockSize(), request.seqHashes(), matches -> {
+                if (matches.isEmpty()) {
+                    metrics.indexerError();
+                }
+                done.accept(decide(request, p, matches.orElse(null), start));
+            });
+        } else {
+            done.accept(decide(request, p, null, start));
+        }
+    }
+
+    private RouteDecision decide(RoutingRequest request, RoutingPolicy p, Map<String, KvOverlap> matches, long start) {
+        List<WorkerView> workers = directory.views();
+        Instant now = clock.instant();
+        ClusterSnapshot snapshot = ledger.snapshotOfTiers(workers, request, p.requires(), matches, now);
+        Decision d = p.decide(request, snapshot);
+        ledger.book(request, d, now).ifPresent(change -> {
+            publish(change);
+            capacityChanged.run();
+        });
+        metrics.decided(d, System.nanoTime() - start);
+        return d.toProto();
+    }
+
+    public void prefillDone(String requestId) {
+        publish(ledger.prefillDone(requestId, clock.instant()));
+        capacityChanged.run();
+    }
+
+    public void release(String requestId) {
+        publish(ledger.release(requestId, clock.instant()));
+        capacityChanged.run();
+    }
+
+    public void reportFailure(String workerId) {
+        directory.markSuspect(workerId);
+        metrics.workerFailureReported();
+        capacityChanged.run();
+    }
+
+    public ListWorkersResponse listWorkers() {
+        ListWorkersResponse.Builder b = ListWorkersResponse.newBuilder();
+        for (WorkerView w : directory.views()) {
+            b.addWorkers(CapacityMessages.info(w, directory.status(w.id())));
+        }
+        return b.build();
+    }
+
+    /** Per model, the capacity a Route would meet now (the policy's pools, load merge and busy rule). */
+    public List<Capacity> capacity() {
+        return policy.capacity(ledger.loadSnapshot(directory.views()));
+    }
+
+    /** {@link #capacity()} in its WatchCapacity form. */
+    public List<ModelCapacity> capacityMessages() {
+        return CapacityMessages.models(capacity(), directory::status);
+    }
+
+    /** Registers the one listener told about every change that may move capacity; it must not block. */
+    public void onCapacityChange(Runnable listener) {
+        capacityChanged = listener;
+    }
+
+    /** A membership record from flotilla.workers. */
+    public void onStatus(io.flotilla.protocol.v1.WorkerStatus status) {
+        if (directory.onStatus(status, clock.millis())) {
+            ledger.forgetWorker(status.getWorkerId());
+        }
+        capacityChanged.run();
+    }
+
+    /** A load report from flotilla.worker-load: bookings so far are assumed to be in it. */
+    public void onLoad(io.flotilla.protocol.v1.WorkerLoad load) {
+        if (directory.onLoad(load)) {
+            ledger.loadReported(load.getWorkerId());
+            capacityChanged.run();
+        }
+    }
+
+    /**
+     * A change made by another router replica (own echoes are ignored by the ledger). Applied changes
+     * are timed from when the other replica made them (its clock) to now.
+     */
+    public void onSync(RouterSync sync) {
+        SequenceChange.fromProto(sync).ifPresent(c -> {
+            if (ledger.applyRemote(c, clock.instant())) {
+                metrics.syncApplied(clock.millis() - c.tsMillis());
+                capacityChanged.run();
+            }
+        });
+    }
+
+    /**
+     * Leases, feed health and booking expiry; called every tick. Also tells the capacity listener,
+     * which catches what nothing else signals (a lease lapsing, a suspect worker answering again).
+     */
+    public void tick(boolean membershipFeedHealthy) {
+        long now = clock.millis();
+        directory.feedHealth(membershipFeedHealthy, now);
+        for (String gone : directory.expire(now)) {
+            ledger.forgetWorker(gone);
+        }
+        ledger.expire(clock.instant());
+        capacityChanged.run();
+    }
+
+    public Strategy mode() {
+        return policy.config().strategy();
+    }
+
+    /** Switches the routing mode at run time (benchmark comparisons use it). */
+    public void switchMode(Strategy strategy) {
+        policy = new RoutingPolicy(policy.config().withStrategy(strategy), random);
+    }
+
+    /** The indexer client: its breaker state and error count, for the status endpoint. */
+    public IndexerClient indexer() {
+        return indexer;
+    }
+
+    public WorkerDirectory directory() {
+        return directory;
+    }
+
+    public BookingLedger ledger() {
+        return ledger;
+    }
+
+    public String routerId() {
+        return routerId;
+    }
+
+    public long syncErrors() {
+        return syncErrors.get();
+    }
+
+    private void publish(SequenceChange change) {
+        if (change != null && !sync.offer(change)) {
+            syncErrors.incrementAndGet(); // Kafka has been unreachable for a while: bookings expire by TTL
+        }
+    }
+
+    private void send(SequenceChange change) {
+        try {
+            producer.send(new ProducerRecord<>(Topics.ROUTER_SYNC.name(), routerId, change.toProto()),
+                    (meta, error) -> {
+                        if (error != null) {
+                            syncErrors.incrementAndGet();
+                        }
+                    });
+        } catch (RuntimeException e) {
+            syncErrors.incrementAndGet(); // Kafka down: other replicas miss this change; bookings expire by TTL
+        }
+    }
+
+    /** Sends the changes still queued (up to a second) and stops the sync sender. */
+    @Override
+    public void close() {
+        sync.close();
+    }
+}

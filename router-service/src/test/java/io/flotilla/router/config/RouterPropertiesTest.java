@@ -1,0 +1,49 @@
+package io.flotilla.router.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flotilla.router.core.RouterConfig;
+import io.flotilla.router.core.Strategy;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/** The router's settings as Spring binds them, and the routing core's configuration they produce. */
+class RouterPropertiesTest {
+
+    private static RouterProperties bind(Map<String, String> props) {
+        return new Binder(new MapConfigurationPropertySource(props)).bindOrCreate("flotilla.router", RouterProperties.class);
+    }
+
+    @Test
+    void anEmptyEnvironmentProducesTheCoreDefaults() {
+        assertThat(bind(Map.of()).routingConfig())
+                .as("RouterConfig.defaults() is what the core's tests run; the router must run the same")
+                .isEqualTo(RouterConfig.defaults());
+    }
+
+    @Test
+    void everyRoutingKeyReachesTheCoreConfig() {
+        RouterConfig c = bind(Map.of(
+                "flotilla.router.mode", "load",
+                "flotilla.router.weight-prefill", "2",
+                "flotilla.router.weight-decode", "0.5",
+                "flotilla.router.weight-queue", "0",
+                "flotilla.router.temperature", "0.3",
+                "flotilla.router.busy-prefill-fraction", "0",
+                "flotilla.router.busy-decode-fraction", "0.5",
+                "flotilla.router.disagg-min-uncached-tokens", "64",
+                "flotilla.router.sequence-ttl", "1m",
+                "flotilla.router.approx-ttl", "30s")).routingConfig();
+        assertThat(c.strategy()).isEqualTo(Strategy.LOAD);
+        assertThat(c.weights()).isEqualTo(new RouterConfig.Weights(2, 0.5, 0));
+        assertThat(c.temperature()).isEqualTo(0.3);
+        assertThat(c.busy().prefillTokens()).as("0 disables").isEqualTo(RouterConfig.Threshold.DISABLED);
+        assertThat(c.busy().decodeBlocks()).isEqualTo(RouterConfig.Threshold.fraction(0.5));
+        assertThat(c.disagg().minUncachedTokens()).isEqualTo(64);
+        assertThat(c.sequenceTtl()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(c.approx().ttl()).isEqualTo(Duration.ofSeconds(30));
+    }
+}

@@ -1,0 +1,41 @@
+package io.flotilla.worker.api;
+
+import io.flotilla.protocol.v1.GenerateChunk;
+import io.flotilla.protocol.v1.GenerateRequest;
+import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.agent.WorkerMetrics;
+import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.RequestHandle;
+import io.grpc.stub.ServerCallStreamObserver;
+
+/**
+ * Runs a Generate on this worker's engine from its prompt: no handoff, or a refused or failed one.
+ * The engine reuses what its tiers hold (device prefix cache, onboarding from host memory and disk).
+ *
+ * @param identity the worker
+ * @param engine   its engine
+ * @param metrics  its metrics
+ */
+public record LocalGenerate(WorkerIdentity identity, Engine engine, WorkerMetrics metrics) {
+
+    /** @param handoffRefusedReason empty unless a handoff was refused; sent in the last chunk */
+    void submit(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
+                String handoffRefusedReason) {
+        GenerateCall call = new GenerateCall(stream, identity.id(), metrics, handoffRefusedReason);
+        RequestHandle handle;
+        try {
+            handle = engine.submit(EngineRequests.of(request), call);
+        } catch (RuntimeException e) {
+            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            return;
+        }
+        relay.attach(handle);
+    }
+
+    /** A handoff this worker does not use: counted, then the prompt is prefilled here. */
+    void refuse(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
+                io.flotilla.worker.kv.HandoffFailure why) {
+        metrics.handoffRefused(why.reason());
+        submit(request, stream, relay, "handoff refused (" + why.reason() + "): " + why.getMessage());
+    }
+}

@@ -172,7 +172,7 @@ public final class LocalCluster {
                     state.put(s);
                     state.save();
                 }
-                awaitHealthy(started, begin.plus(timeout));
+                awaitHealthy(started, begin.plus(timeout).plus(training)); // the timeout is the start's, not the training's
                 Duration took = Duration.between(begin, Instant.now()).minus(training);
                 out.printf("Flotilla is up in %.1f s%s%n", took.toMillis() / 1000.0, training.isZero() ? ""
                         : String.format(" (after %.1f s building class-data archives)", training.toMillis() / 1000.0));

@@ -36,7 +36,8 @@ final class DescriptorChecker {
     static final Map<String, List<String>> FOREIGN_IMAGE_ENV = Map.of(
             "apache/kafka", List.of("KAFKA_"),
             "grafana/grafana", List.of("GF_"),
-            "prom/prometheus", List.of());
+            "prom/prometheus", List.of(),
+            "redis", List.of());
 
     /** Env names that carry a port or an address: each must have an exact value in {@link ServiceSpec#env()}. */
     static final Pattern WIRING_ENV = Pattern.compile(".*_(PORT|ADDRESS|SERVERS)");

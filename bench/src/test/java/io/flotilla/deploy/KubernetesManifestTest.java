@@ -41,18 +41,22 @@ class KubernetesManifestTest {
         assertThat(problems).as("k8s/ problems").isEmpty();
     }
 
-    /** {@code kubectl kustomize k8s/} renders the base; skipped where kubectl is not installed. */
-    @Test
+    /**
+     * {@code kubectl kustomize} renders the base and the two-model overlay (a second model's workers and
+     * planner on top of it); skipped where kubectl is not installed.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"k8s/", "deploy/k8s-two-models/"})
     @Timeout(180)
-    void kubectlKustomizeRendersTheBase() throws Exception {
+    void kubectlKustomizeRenders(String dir) throws Exception {
         Assumptions.assumeTrue(onPath("kubectl"), "kubectl is absent from PATH; kustomize rendering not checked");
-        Process kubectl = new ProcessBuilder("kubectl", "kustomize", "k8s/")
+        Process kubectl = new ProcessBuilder("kubectl", "kustomize", dir)
                 .directory(Descriptors.repoRoot().toFile())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
         String stderr = new String(kubectl.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(kubectl.waitFor(120, TimeUnit.SECONDS)).as("kubectl kustomize finished").isTrue();
-        assertThat(kubectl.exitValue()).as("kubectl kustomize k8s/ exit status; stderr: %s", stderr).isZero();
+        assertThat(kubectl.exitValue()).as("kubectl kustomize %s exit status; stderr: %s", dir, stderr).isZero();
     }
 
     private static boolean onPath(String command) {

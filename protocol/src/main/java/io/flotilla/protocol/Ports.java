@@ -41,8 +41,52 @@ public final class Ports {
     }
 
     private static void checkRouter(int n) {
-        if (n < 0 || n >= MAX_ROUTERS) {
-            throw new IllegalArgumentException("router number must be in [0, " + MAX_ROUTERS + "): " + n);
+        check(n, MAX_ROUTERS, "router");
+    }
+
+    /** Gateway replicas: gateway n (n = 1 … 9) serves HTTP on 8000+n, management on 8070+n. */
+    public static final int MAX_GATEWAYS = 10;
+    /** Models one local cluster serves: the planner of model m (m = 1 … 9) answers on 8060+m. */
+    public static final int MAX_MODELS = 10;
+    /**
+     * The Redis the local cluster's gateways share their limits in. Not Redis' 6379: installing Debian's
+     * redis-server starts a system instance there.
+     */
+    public static final int REDIS = 6380;
+
+    /** Gateway replica n's HTTP port: 8000 for the first, 8000+n for the others. */
+    public static int gatewayHttp(int n) {
+        check(n, MAX_GATEWAYS, "gateway");
+        return GATEWAY_HTTP + n;
+    }
+
+    /** Gateway replica n's management port: 8081 for the first, 8070+n for the others. */
+    public static int gatewayManagement(int n) {
+        check(n, MAX_GATEWAYS, "gateway");
+        return n == 0 ? GATEWAY_MANAGEMENT : 8070 + n;
+    }
+
+    /** Gateway replica n's name: {@code gateway} for the first, {@code gateway-n} for the others. */
+    public static String gatewayName(int n) {
+        check(n, MAX_GATEWAYS, "gateway");
+        return n == 0 ? "gateway" : "gateway-" + n;
+    }
+
+    /** The planner of model m's port (HTTP and management): 8084 for the first model, 8060+m for the others. */
+    public static int plannerHttp(int m) {
+        check(m, MAX_MODELS, "model");
+        return m == 0 ? PLANNER_HTTP : 8060 + m;
+    }
+
+    /** The planner of model m's name: {@code planner} for the first model, {@code planner-m} for the others. */
+    public static String plannerName(int m) {
+        check(m, MAX_MODELS, "model");
+        return m == 0 ? "planner" : "planner-" + m;
+    }
+
+    private static void check(int n, int max, String what) {
+        if (n < 0 || n >= max) {
+            throw new IllegalArgumentException(what + " number must be in [0, " + max + "): " + n);
         }
     }
 

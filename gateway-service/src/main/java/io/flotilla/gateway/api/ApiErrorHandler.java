@@ -2,7 +2,6 @@ package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.ResponseRenderer;
-import io.github.resilience4j.ratelimiter.RequestNotPermitted;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;
@@ -18,7 +17,6 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 
 /**
  * Renders every error of the HTTP API as an OpenAI error body, ahead of Spring's own handlers (order
@@ -63,9 +61,6 @@ final class ApiErrorHandler implements WebExceptionHandler {
         }
         if (ex instanceof DataBufferLimitException) {
             return new ApiError(413, ApiError.INVALID_REQUEST, null, "request_too_large", ex.getMessage(), null);
-        }
-        if (ex instanceof RequestNotPermitted) {
-            return ApiError.rateLimited("rate_limited", "Rate limit exceeded. Retry later.", Duration.ofSeconds(1));
         }
         if (ex instanceof ResponseStatusException rse) {
             int status = rse.getStatusCode().value();

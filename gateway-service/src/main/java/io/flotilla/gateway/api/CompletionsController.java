@@ -82,9 +82,10 @@ class CompletionsController {
                             : key.isEmpty() ? "anonymous" : key;
                     String flowId = key.isEmpty() ? tenant : key; // a key's users share its fair share
                     ctx.tenant(tenant);
+                    ctx.flow(flowId);
                     ctx.priority(policy.priority(flowId, headers.getFirst(ResponseHeaders.PRIORITY)));
                     ctx.model(jobs.modelOf(request), false);
-                    return jobs.prepare(request, ctx.requestId(), tenant, disagg)
+                    return jobs.prepare(request, ctx.requestId(), key, tenant, disagg)
                             .doOnNext(job -> {
                                 ctx.job(job);
                                 ctx.flowRequest(flowRequest(ctx, job, flowId, arrivedNanos, headers));

@@ -1,12 +1,8 @@
 package io.flotilla.gateway.api;
 
+import io.flotilla.gateway.limits.KeyRateLimits;
+import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.openai.ApiError;
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
-import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
-import io.github.resilience4j.ratelimiter.RequestNotPermitted;
-import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
-import io.github.resilience4j.reactor.ratelimiter.operator.RateLimiterOperator;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -17,26 +13,20 @@ import java.security.Principal;
 import java.time.Duration;
 
 /**
- * Per-key rate limit on {@code /v1/**}: one Resilience4j {@link RateLimiter} per API key id (callers
- * without a key share {@code anonymous}), {@code requestsPerPeriod} permits per {@code period}, no
- * waiting. A refused request gets 429 {@code rate_limit_error} with {@code Retry-After} (the time
- * until the limiter refreshes). Runs after authentication, so only known keys get a limiter.
- * {@code requestsPerPeriod == 0} turns it off.
+ * Per-key rate limit on {@code /v1/**}: one token of the caller's bucket per request ({@link KeyRateLimits};
+ * callers without a key share {@code anonymous}), shared by every gateway replica when the limits have a
+ * store. A refused request gets 429 {@code rate_limit_error} / {@code rate_limited} with
+ * {@code Retry-After} (until the bucket's next refill) and counts in the tenant's rejections. Runs after
+ * authentication, so only known keys get a bucket. No limits configured: not registered at all.
  */
 final class RateLimitFilter implements WebFilter, Ordered {
 
-    private final RateLimiterRegistry limiters;
-    private final int requestsPerPeriod;
-    private final Duration period;
+    private final KeyRateLimits limits;
+    private final TenantMetrics tenants;
 
-    RateLimitFilter(int requestsPerPeriod, Duration period) {
-        this.requestsPerPeriod = requestsPerPeriod;
-        this.period = period;
-        this.limiters = RateLimiterRegistry.of(RateLimiterConfig.custom()
-                .limitForPeriod(Math.max(1, requestsPerPeriod))
-                .limitRefreshPeriod(period)
-                .timeoutDuration(Duration.ZERO)
-                .build());
+    RateLimitFilter(KeyRateLimits limits, TenantMetrics tenants) {
+        this.limits = limits;
+        this.tenants = tenants;
     }
 
     @Override
@@ -46,24 +36,22 @@ final class RateLimitFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (requestsPerPeriod == 0 || !exchange.getRequest().getPath().value().startsWith("/v1/")) {
+        if (!exchange.getRequest().getPath().value().startsWith("/v1/")) {
             return chain.filter(exchange);
         }
-        return exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("anonymous").flatMap(key -> {
-            RateLimiter limiter = limiters.rateLimiter(key);
-            return chain.filter(exchange)
-                    .transformDeferred(RateLimiterOperator.of(limiter))
-                    .onErrorMap(RequestNotPermitted.class, e -> ApiError.rateLimited("rate_limited",
-                            "Rate limit reached for " + key + ": " + requestsPerPeriod + " requests per "
-                                    + period.toMillis() + " ms. Retry later.", retryAfter(limiter)));
-        });
+        return exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("anonymous")
+                .flatMap(key -> limits.tryAcquire(key).flatMap(d -> {
+                    if (d.allowed()) {
+                        return chain.filter(exchange);
+                    }
+                    tenants.rejected(key, "rate_limited");
+                    return Mono.error(ApiError.rateLimited("rate_limited", "Rate limit reached for " + key + ": "
+                            + limits.perPeriod() + " requests per " + limits.period().toMillis() + " ms. Retry later.",
+                            atLeastOneMs(d.retryAfter())));
+                }));
     }
 
-    private Duration retryAfter(RateLimiter limiter) {
-        if (limiter.getMetrics() instanceof AtomicRateLimiter.AtomicRateLimiterMetrics metrics
-                && metrics.getNanosToWait() > 0) {
-            return Duration.ofNanos(metrics.getNanosToWait());
-        }
-        return period;
+    private static Duration atLeastOneMs(Duration d) {
+        return d.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : d;
     }
 }

@@ -2,7 +2,11 @@ package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.config.GatewayProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import io.flotilla.gateway.limits.KeyRateLimits;
+import io.flotilla.gateway.limits.LimitConditions;
+import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.flow.FlowController;
 import io.flotilla.gateway.routing.CapacityWatch;
@@ -56,7 +60,8 @@ class WebConfig {
     }
 
     @Bean
-    RateLimitFilter rateLimitFilter(GatewayProperties properties) {
-        return new RateLimitFilter(properties.rateLimit().requestsPerPeriod(), properties.rateLimit().period());
+    @Conditional(LimitConditions.RateLimit.class)
+    RateLimitFilter rateLimitFilter(KeyRateLimits limits, TenantMetrics tenants) {
+        return new RateLimitFilter(limits, tenants);
     }
 }

@@ -12,8 +12,12 @@ import io.flotilla.gateway.flow.FlowMetrics;
 import io.flotilla.gateway.flow.FlowPolicy;
 import io.flotilla.gateway.flow.PrefixMemory;
 import io.flotilla.gateway.flow.Priority;
+import io.flotilla.gateway.flow.TenantGate;
+import io.flotilla.gateway.metrics.TenantMetrics;
+import io.flotilla.gateway.metrics.TenantTags;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.JobFactory;
+import io.flotilla.gateway.generation.KvScopes;
 import io.flotilla.gateway.generation.ModelProfiles;
 import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.metrics.GatewayMetrics;
@@ -190,7 +194,8 @@ class GatewayConfig {
 
     @Bean
     JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler) {
-        return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler);
+        return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler,
+                new KvScopes(properties, profiles::tokenization));
     }
 
     @Bean
@@ -214,12 +219,13 @@ class GatewayConfig {
         return p;
     }
 
+    /** Flow control; per-flow in-flight limits through {@code gate}, tenant tags shared with the per-tenant meters. */
     @Bean
     FlowController flowController(ModelProfiles profiles, GatewayProperties properties, FlowPolicy policy,
-                                  MeterRegistry registry) {
+                                  MeterRegistry registry, TenantGate gate, TenantTags tenantTags) {
         GatewayProperties.Flow f = properties.flow();
-        return new FlowController(profiles::flowLimits, Schedulers.parallel(), new FlowMetrics(registry, policy::label),
-                f.quantum(), policy::weight, f.pollInterval());
+        return new FlowController(profiles::flowLimits, Schedulers.parallel(), new FlowMetrics(registry, tenantTags::tag),
+                f.quantum(), policy::weight, f.pollInterval(), gate);
     }
 
     @Bean
@@ -280,7 +286,8 @@ class GatewayConfig {
     }
 
     @Bean
-    RequestAccounting requestAccounting(GatewayMetrics metrics, RequestRecordPublisher records, Clock clock) {
-        return new RequestAccounting(metrics, records, clock);
+    RequestAccounting requestAccounting(GatewayMetrics metrics, TenantMetrics tenants, RequestRecordPublisher records,
+                                        Clock clock) {
+        return new RequestAccounting(metrics, tenants, records, clock);
     }
 }

@@ -43,7 +43,12 @@ import java.util.Map;
  * @param flow              flow control: per-model in-flight limit, queue, priorities, fairness
  * @param auth              API keys
  * @param rateLimit         per-key request rate limit
+ * @param limits            where the rate limit and per-tenant in-flight limits are counted: this process
+ *                          alone, or a Redis every gateway replica shares
+ * @param metrics           tag bounds of the per-tenant meters
  * @param records           request records on {@code flotilla.requests}
+ * @param prefixIsolation   tenant-salted prefix sharing: the salt's key and per API key overrides of
+ *                          each model's {@code prefix-sharing}
  */
 @Validated
 @ConfigurationProperties("flotilla.gateway")
@@ -63,8 +68,11 @@ public record GatewayProperties(
         @DefaultValue @Valid Flow flow,
         @DefaultValue @Valid Auth auth,
         @DefaultValue @Valid RateLimit rateLimit,
+        @DefaultValue @Valid Limits limits,
+        @DefaultValue @Valid Metrics metrics,
         @DefaultValue @Valid Records records,
-        Map<String, Model> models) {
+        Map<String, Model> models,
+        @DefaultValue @Valid PrefixIsolation prefixIsolation) {
 
     public GatewayProperties {
         models = models == null ? Map.of() : Map.copyOf(models);
@@ -137,8 +145,12 @@ public record GatewayProperties(
      * @param quantum            DRR tokens per round for a flow of weight 1
      * @param defaultPriority    band of requests that name none and whose flow has no priority
      * @param prefixMemoryBlocks block hashes remembered for the "not cached" part of the cost estimate
+     * @param tenantMaxInFlight  requests of one flow (API key id, or tenant without keys) dispatched and
+     *                           not finished, at most, across every model and, with a shared store
+     *                           ({@code limits.redis-uri}), across every gateway replica; a flow at its
+     *                           limit waits in the queue. 0: no limit
      * @param tenants            per flow (API key id {@code key-…}, or tenant): priority, max priority,
-     *                           weight; these flows also get their own tenant tag on metrics
+     *                           weight, in-flight limit; these flows also get their own tenant tag on metrics
      */
     public record Flow(
             @DefaultValue("256") @Min(1) int maxInFlight,
@@ -151,6 +163,7 @@ public record GatewayProperties(
             @DefaultValue("4096") @Min(1) long quantum,
             @DefaultValue("standard") @NotNull String defaultPriority,
             @DefaultValue("262144") @Min(1024) int prefixMemoryBlocks,
+            @DefaultValue("0") @Min(0) int tenantMaxInFlight,
             Map<String, Tenant> tenants) {
 
         public Flow {
@@ -164,8 +177,11 @@ public record GatewayProperties(
      * @param priority    band of its requests that name none ({@code interactive}, {@code standard}, {@code batch})
      * @param maxPriority highest band its requests may ask for with {@code x-flotilla-priority} (403 above)
      * @param weight      its DRR weight: its share of a band while backlogged, relative to weight-1 flows
+     * @param maxInFlight its requests dispatched and not finished, at most (overrides
+     *                    {@code flow.tenant-max-in-flight}; 0: no limit)
      */
-    public record Tenant(String priority, String maxPriority, @DefaultValue("1") @Min(1) int weight) {
+    public record Tenant(String priority, String maxPriority, @DefaultValue("1") @Min(1) int weight,
+                         @Min(0) Integer maxInFlight) {
     }
 
     /**
@@ -184,10 +200,12 @@ public record GatewayProperties(
     }
 
     /**
-     * Per-key rate limit (Resilience4j RateLimiter, one per API key; all anonymous callers share one).
+     * Per-key rate limit: a token bucket per API key id (all callers without a key share {@code anonymous})
+     * of {@code requestsPerPeriod} tokens, refilled by that many every {@code period} (Bucket4j); shared by
+     * every gateway replica when {@code limits.redis-uri} is set.
      *
      * @param requestsPerPeriod requests one key may start per period; 0 disables rate limiting
-     * @param period            refresh period of the limit
+     * @param period            refill period of the limit
      */
     public record RateLimit(
             @DefaultValue("0") @Min(0) int requestsPerPeriod,
@@ -199,6 +217,49 @@ public record GatewayProperties(
     }
 
     /**
+     * Where the limits are counted. Without {@code redisUri} every gateway counts alone (a limit of N per
+     * replica). With it, the per-key rate limit (Bucket4j's compare-and-swap buckets) and the per-tenant
+     * in-flight limit (leases in a sorted set per flow) are counted in that Redis, so they hold across
+     * every replica. While the store cannot be reached the gateway falls back to counting alone, within
+     * the same call, counted in {@code flotilla_gateway_limits_fallback_total}: fail-open.
+     *
+     * @param redisUri       {@code redis://host:port} (or {@code rediss://}, with a password as Lettuce's URI
+     *                       syntax allows); none: local limits only
+     * @param timeout        longest wait for one store call before the call falls back
+     * @param connectTimeout longest wait for a connection to the store
+     * @param openFor        after failing calls the store is skipped (local limits, no wait) this long before it
+     *                       is tried again
+     * @param leaseTtl       an in-flight lease not renewed within this long is dropped (a gateway that died
+     *                       frees its tenants' places after it); renewed every third of it
+     * @param recheck        a flow the store found at its limit is asked again after this long, when no
+     *                       release notice came first
+     * @param keyPrefix      prefix of every key and channel the gateways use in the store
+     */
+    public record Limits(
+            String redisUri,
+            @DefaultValue("50ms") @NotNull Duration timeout,
+            @DefaultValue("1s") @NotNull Duration connectTimeout,
+            @DefaultValue("2s") @NotNull Duration openFor,
+            @DefaultValue("30s") @NotNull Duration leaseTtl,
+            @DefaultValue("250ms") @NotNull Duration recheck,
+            @DefaultValue("flotilla:") @NotNull String keyPrefix) {
+
+        public boolean shared() {
+            return redisUri != null && !redisUri.isBlank();
+        }
+    }
+
+    /**
+     * Per-tenant meters.
+     *
+     * @param tenantTags flows, beyond those listed in {@code flow.tenants}, that get their own {@code tenant}
+     *                   tag, first come first served; every later flow is tagged {@code other}, so a caller
+     *                   cannot grow the series without bound
+     */
+    public record Metrics(@DefaultValue("50") @Min(0) @Max(10000) int tenantTags) {
+    }
+
+    /**
      * Request records.
      *
      * @param enabled publish one {@code RequestRecord} per finished request on {@code flotilla.requests}
@@ -207,6 +268,33 @@ public record GatewayProperties(
     public record Records(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("10000") @Min(1) int buffer) {
+    }
+
+    /** Whether a model's cached prefixes are shared by every tenant or private to each. */
+    public enum PrefixSharing {
+        /** Every tenant's requests match every cached prefix (the most cache hits). */
+        GLOBAL,
+        /**
+         * Each tenant's blocks are hashed with its own salt, so no tenant's cache hit, TTFT or
+         * {@code cached_tokens} reveals another tenant's prompt; only {@code public-prefixes} stay shared.
+         */
+        TENANT
+    }
+
+    /**
+     * Tenant-salted prefix sharing (docs/architecture.md "Tenant-isolated prefix sharing").
+     *
+     * @param saltSecret key of the HMAC that turns a tenant into its salt; every gateway of a cluster must
+     *                   have the same one (else one tenant's requests through two gateways share nothing).
+     *                   Empty: a built-in key, which makes salts guessable from tenant ids (the launcher
+     *                   generates a secret per cluster)
+     * @param keys       per API key id ({@code key-…}): its prefix sharing, whatever its models say (a
+     *                   trusted internal key may share; an outside one may be isolated on a shared model)
+     */
+    public record PrefixIsolation(@DefaultValue("") String saltSecret, Map<String, PrefixSharing> keys) {
+        public PrefixIsolation {
+            keys = keys == null ? Map.of() : Map.copyOf(keys);
+        }
     }
 
     /**
@@ -234,13 +322,27 @@ public record GatewayProperties(
      *                     tools are refused (400) unless {@code tool_choice} forces the call
      * @param reasoningParser how the model separates its reasoning: {@code deepseek-r1}, {@code qwen3}, or
      *                     none (default): the reasoning then stays in the content
+     * @param prefixSharing  {@code global} (default) or {@code tenant}: whether tenants share cached prefixes
+     * @param publicPrefixes in {@code tenant} mode, prompt prefixes every tenant may share (system prompts,
+     *                       few-shot examples): the leading blocks of a prompt that lie wholly inside one (as
+     *                       plain text, or as a chat's system message) are hashed without the tenant's salt
      */
     public record Model(String tokenizer, String chatTemplate, Path modelDir, String kvLayout,
                         @Min(1) Integer maxContext, Boolean allowDisagg, @Min(1) Integer maxInFlight,
-                        @Min(0) Integer maxQueued, Duration queueTimeout, String toolParser, String reasoningParser) {
+                        @Min(0) Integer maxQueued, Duration queueTimeout, String toolParser, String reasoningParser,
+                        PrefixSharing prefixSharing, List<String> publicPrefixes) {
 
         public static final int DEFAULT_MAX_CONTEXT = 131072;
-        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null, null, null);
+        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null, null, null, null,
+                null);
+
+        public Model {
+            publicPrefixes = publicPrefixes == null ? List.of() : List.copyOf(publicPrefixes);
+        }
+
+        public PrefixSharing prefixSharingOrDefault() {
+            return prefixSharing == null ? PrefixSharing.GLOBAL : prefixSharing;
+        }
 
         public int maxContextOrDefault() {
             return maxContext == null ? DEFAULT_MAX_CONTEXT : maxContext;

@@ -45,6 +45,14 @@ import java.util.function.ToLongFunction;
  * no fairness between callers, no displacement and no way to make a permit available because a remote
  * pool said so. Flow control needs all of these, so the old admission limit (a bulkhead in all but
  * name) became the {@code maxInFlight} signal here, and there is one queue, not two.
+ *
+ * <p><b>Per-flow in-flight limits</b> ({@link TenantGate}, across models and, with a shared store,
+ * across gateway replicas) are part of the dispatch decision: dispatch passes over a flow the gate
+ * says is at its limit, so its requests wait (and may expire) in the queue and never take another
+ * flow's turn. For a limited flow a granted waiter first reserves its model place (counted in
+ * {@code inFlight} and {@code routing}), then asks the gate for a place, at most one such ask per
+ * flow at a time; a place completes the grant, none gives the reservation back and puts the waiter
+ * back in the queue with its own deadline.
  */
 public final class FlowController {
 
@@ -54,7 +62,10 @@ public final class FlowController {
     private final long quantum;
     private final ToLongFunction<String> weights;
     private final Duration pollInterval;
+    private final TenantGate gate;
     private final Map<String, ModelFlow> models = new ConcurrentHashMap<>();
+    /** Flows with a gate ask in flight: dispatch passes over them until it answers. */
+    private final java.util.Set<String> asking = ConcurrentHashMap.newKeySet();
     private final AtomicLong seq = new AtomicLong();
 
     /**
@@ -64,6 +75,14 @@ public final class FlowController {
      */
     public FlowController(Function<String, FlowLimits> limits, Scheduler scheduler, FlowMetrics metrics, long quantum,
                           ToLongFunction<String> weights, Duration pollInterval) {
+        this(limits, scheduler, metrics, quantum, weights, pollInterval, TenantGate.NONE);
+    }
+
+    /** As the other constructor, with per-flow in-flight limits from {@code gate}. */
+    public FlowController(Function<String, FlowLimits> limits, Scheduler scheduler, FlowMetrics metrics, long quantum,
+                          ToLongFunction<String> weights, Duration pollInterval, TenantGate gate) {
+        this.gate = gate;
+        gate.onMayTry(flow -> models.values().forEach(ModelFlow::dispatch));
         this.limits = limits;
         this.scheduler = scheduler;
         this.metrics = metrics;
@@ -126,6 +145,11 @@ public final class FlowController {
         return models.computeIfAbsent(model, m -> new ModelFlow(m, limits.apply(m)));
     }
 
+    /** Whether dispatch may take a request of {@code flow} now (its gate ask answered, and the gate agrees). */
+    private boolean eligible(String flow) {
+        return !asking.contains(flow) && gate.mayTry(flow);
+    }
+
     private final class ModelFlow {
         final String model;
         final FlowLimits limits;
@@ -150,7 +174,8 @@ public final class FlowController {
             List<Runnable> after = new ArrayList<>(2);
             boolean queued = false;
             synchronized (this) {
-                if (queue.size(r.priority()) == 0 && !higherWaiting(r.priority()) && dispatchable(now)) {
+                if (queue.size(r.priority()) == 0 && !higherWaiting(r.priority()) && dispatchable(now)
+                        && (gate == TenantGate.NONE || eligible(r.flow()))) {
                     after.add(grant(w, now));
                 } else if (r.deadlineNanos() <= now) {
                     after.add(() -> expired(r, sink, 0));
@@ -172,16 +197,9 @@ public final class FlowController {
                     queued = true;
                 }
             }
-            sink.onCancel(() -> cancel(w)); // one callback for every state: queued or granted
+            sink.onCancel(() -> cancel(w)); // one callback for every state: queued, asking the gate or granted
             if (queued) {
-                Disposable expiry = scheduler.schedule(() -> expire(w), Math.max(0, r.deadlineNanos() - now),
-                        TimeUnit.NANOSECONDS);
-                synchronized (this) {
-                    w.expiry = expiry;
-                    if (w.slot != null) {
-                        expiry.dispose(); // granted before the timer was stored
-                    }
-                }
+                armExpiry(w, now);
             }
             after.forEach(Runnable::run);
             if (queued) {
@@ -207,11 +225,36 @@ public final class FlowController {
                     && !Boolean.TRUE.equals(pushedSaturated) && now >= busyUntilNanos;
         }
 
-        /** Under the lock: counts the slot; the returned action completes the waiter outside it. */
+        private void armExpiry(Waiter w, long now) {
+            Disposable expiry = scheduler.schedule(() -> expire(w), Math.max(0, w.request.deadlineNanos() - now),
+                    TimeUnit.NANOSECONDS);
+            synchronized (this) {
+                w.expiry = expiry;
+                if (w.slot != null || w.cancelled) {
+                    expiry.dispose(); // granted or gone before the timer was stored
+                }
+            }
+        }
+
+        /**
+         * Under the lock: counts the slot; the returned action completes the waiter outside it. A waiter of
+         * a limited flow reserves the slot and asks the gate first ({@link #leased}).
+         */
         private Runnable grant(Waiter w, long now) {
             inFlight++;
             routing++;
-            Slot slot = new Slot(this, Duration.ofNanos(now - w.enqueuedNanos));
+            String flow = w.request.flow();
+            if (gate != TenantGate.NONE && gate.limited(flow)) {
+                w.asking = true;
+                asking.add(flow);
+                return () -> gate.acquire(flow).whenComplete((lease, e) -> leased(w, e == null ? lease : null));
+            }
+            return complete(w, now, TenantGate.Lease.NONE);
+        }
+
+        /** Under the lock: the waiter's slot is granted; the returned action completes it outside the lock. */
+        private Runnable complete(Waiter w, long now, TenantGate.Lease lease) {
+            Slot slot = new Slot(this, Duration.ofNanos(now - w.enqueuedNanos), lease);
             w.slot = slot;
             metrics.dispatched(model, w.request, slot.waited);
             Disposable expiry = w.expiry;
@@ -223,13 +266,61 @@ public final class FlowController {
             };
         }
 
+        /**
+         * The gate answered a granted waiter's ask: a lease completes its grant; none (its flow is at its
+         * limit) gives the reserved slot back and queues the waiter again, unless it left or its deadline
+         * passed meanwhile.
+         */
+        private void leased(Waiter w, TenantGate.Lease lease) {
+            Runnable after = null;
+            boolean requeued = false;
+            long now = nowNanos();
+            synchronized (this) {
+                w.asking = false;
+                asking.remove(w.request.flow());
+                if (lease != null && !w.cancelled) {
+                    after = complete(w, now, lease);
+                } else {
+                    inFlight--;
+                    routing--;
+                    if (lease != null) {
+                        after = lease::release; // the client left while the gate was asked
+                    } else if (!w.cancelled) {
+                        if (now >= w.request.deadlineNanos()) {
+                            Disposable expiry = w.expiry;
+                            after = () -> {
+                                if (expiry != null) {
+                                    expiry.dispose();
+                                }
+                                expired(w.request, w.sink, now - w.enqueuedNanos);
+                            };
+                        } else {
+                            queue.add(w);
+                            metrics.enqueued(model, w.request);
+                            requeued = w.expiry == null;
+                        }
+                    }
+                }
+            }
+            if (requeued) {
+                armExpiry(w, now); // dispatched at once on arrival: it never had a timer
+            }
+            if (after != null) {
+                after.run();
+            }
+            models.values().forEach(ModelFlow::dispatch); // the flow's next ask, and room the reservation held
+        }
+
         /** Dispatches waiters while the pool is not saturated. */
         void dispatch() {
             List<Runnable> grants = new ArrayList<>();
             synchronized (this) {
                 long now = nowNanos();
                 while (queue.size() > 0 && dispatchable(now)) {
-                    Waiter w = queue.poll();
+                    Waiter w = gate == TenantGate.NONE ? queue.poll() : queue.poll(FlowController.this::eligible);
+                    if (w == null) {
+                        break; // only flows at their in-flight limit wait
+                    }
                     metrics.dequeued(model, w.request);
                     grants.add(grant(w, now));
                 }
@@ -277,6 +368,12 @@ public final class FlowController {
                     metrics.dequeued(model, w.request);
                 }
                 slot = w.slot;
+                if (!removed && slot == null && w.asking && !w.cancelled) {
+                    removed = true; // leased() gives back what the gate answers
+                }
+                if (removed) {
+                    w.cancelled = true;
+                }
             }
             if (removed) {
                 if (w.expiry != null) {
@@ -365,12 +462,14 @@ public final class FlowController {
     private static final class Slot implements FlowSlot {
         private final ModelFlow flow;
         private final Duration waited;
+        private final TenantGate.Lease lease;
         private final AtomicBoolean routed = new AtomicBoolean();
         private final AtomicBoolean released = new AtomicBoolean();
 
-        Slot(ModelFlow flow, Duration waited) {
+        Slot(ModelFlow flow, Duration waited, TenantGate.Lease lease) {
             this.flow = flow;
             this.waited = waited;
+            this.lease = lease;
         }
 
         @Override
@@ -383,6 +482,7 @@ public final class FlowController {
         @Override
         public void release() {
             if (released.compareAndSet(false, true)) {
+                lease.release();
                 flow.released(this, routed.compareAndSet(false, true));
             }
         }

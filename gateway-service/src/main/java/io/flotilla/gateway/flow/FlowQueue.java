@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
@@ -18,6 +19,10 @@ import java.util.function.ToLongFunction;
  * while the head's cost fits the deficit; then the turn passes. A flow that empties leaves the ring and
  * forgets its deficit, so idle flows bank nothing. While both flows of a band are backlogged, each
  * receives the same tokens per round (times its weight) whatever its arrival rate.
+ *
+ * <p>A flow that may not be dispatched now (at its in-flight limit, {@link TenantGate}) is passed
+ * over: the round goes on among the others, and a band whose flows are all passed over does not
+ * hold back the bands below it.
  *
  * <p>Not thread-safe: the {@link FlowController} holds the model's lock around every call.
  */
@@ -98,18 +103,44 @@ final class FlowQueue {
 
     /** The next request to dispatch, removed; null when nothing waits. */
     Waiter poll() {
+        return poll(null);
+    }
+
+    /**
+     * The next request of a flow that {@code eligible} accepts (null: every flow), removed; null when
+     * none of them waits.
+     */
+    Waiter poll(Predicate<String> eligible) {
         for (Band band : bands) {
-            if (band.size > 0) {
-                return poll(band);
+            if (band.size == 0) {
+                continue;
+            }
+            if (eligible == null) {
+                return poll(band, null, band.ring.size());
+            }
+            // One answer per flow for the whole poll: the gate may change its mind meanwhile.
+            java.util.Set<String> now = new java.util.HashSet<>();
+            for (Flow f : band.ring) {
+                if (eligible.test(f.id)) {
+                    now.add(f.id);
+                }
+            }
+            if (!now.isEmpty()) {
+                return poll(band, now::contains, now.size());
             }
         }
         return null;
     }
 
-    private Waiter poll(Band band) {
+    /** DRR among the band's {@code candidates} eligible flows (at least one). */
+    private Waiter poll(Band band, Predicate<String> eligible, int candidates) {
         int passed = 0;
         while (true) {
             Flow flow = band.ring.peekFirst();
+            if (eligible != null && !eligible.test(flow.id)) {
+                band.ring.addLast(band.ring.pollFirst()); // its turn is skipped, its deficit kept
+                continue;
+            }
             if (!flow.credited) {
                 flow.deficit += quantum * flow.weight;
                 flow.credited = true;
@@ -127,27 +158,32 @@ final class FlowQueue {
             }
             flow.credited = false;
             band.ring.addLast(band.ring.pollFirst());
-            if (++passed == band.ring.size()) {
-                skipRounds(band);
+            if (++passed == candidates) {
+                skipRounds(band, eligible);
                 passed = 0;
             }
         }
     }
 
     /**
-     * Every flow of the band was short of its head's cost for a whole round: grant the rounds that
-     * would pass before the first of them fits, at once, instead of looping through them.
+     * Every eligible flow of the band was short of its head's cost for a whole round: grant the rounds
+     * that would pass before the first of them fits, at once, instead of looping through them.
      */
-    private void skipRounds(Band band) {
+    private void skipRounds(Band band, Predicate<String> eligible) {
         long rounds = Long.MAX_VALUE;
         for (Flow f : band.ring) {
+            if (eligible != null && !eligible.test(f.id)) {
+                continue;
+            }
             long perRound = quantum * f.weight;
             long missing = f.waiters.first().request.cost() - f.deficit;
             rounds = Math.min(rounds, (missing + perRound - 1) / perRound - 1);
         }
         if (rounds > 0) {
             for (Flow f : band.ring) {
-                f.deficit += rounds * quantum * f.weight;
+                if (eligible == null || eligible.test(f.id)) {
+                    f.deficit += rounds * quantum * f.weight;
+                }
             }
         }
     }

@@ -7,7 +7,7 @@ import java.util.Comparator;
 
 /**
  * One queued request. Ordered inside its flow by deadline (EDF), then by arrival. The controller's
- * fields ({@code expiry}, {@code slot}) are guarded by the model's lock.
+ * fields ({@code expiry}, {@code slot}, {@code asking}, {@code cancelled}) are guarded by the model's lock.
  */
 final class Waiter {
 
@@ -21,6 +21,10 @@ final class Waiter {
     final MonoSink<FlowSlot> sink;
     Disposable expiry;
     FlowSlot slot;
+    /** Granted, waiting for the {@link TenantGate}'s answer (neither queued nor holding a slot). */
+    boolean asking;
+    /** The subscriber left; counted as cancelled once. */
+    boolean cancelled;
 
     Waiter(FlowRequest request, long seq, long enqueuedNanos, MonoSink<FlowSlot> sink) {
         this.request = request;

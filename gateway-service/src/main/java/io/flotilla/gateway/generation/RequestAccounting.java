@@ -2,6 +2,7 @@ package io.flotilla.gateway.generation;
 
 import io.flotilla.gateway.client.RequestRecordPublisher;
 import io.flotilla.gateway.metrics.GatewayMetrics;
+import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
@@ -22,11 +23,13 @@ import java.time.Instant;
 public final class RequestAccounting {
 
     private final GatewayMetrics metrics;
+    private final TenantMetrics tenants;
     private final RequestRecordPublisher records;
     private final Clock clock;
 
-    public RequestAccounting(GatewayMetrics metrics, RequestRecordPublisher records, Clock clock) {
+    public RequestAccounting(GatewayMetrics metrics, TenantMetrics tenants, RequestRecordPublisher records, Clock clock) {
         this.metrics = metrics;
+        this.tenants = tenants;
         this.records = records;
         this.clock = clock;
     }
@@ -49,6 +52,9 @@ public final class RequestAccounting {
                 : Duration.between(p.firstTokenAt(), p.lastTokenAt()).dividedBy(p.generatedCount() - 1);
 
         metrics.finished(model, RequestOutcomes.tag(outcome));
+        tenants.finished(ctx.flow(), model, RequestOutcomes.tag(outcome), isl, p.generatedCount(), cached,
+                outcome == RequestOutcome.REQUEST_OUTCOME_REJECTED && ctx.error() instanceof ApiError api
+                        ? (api.code() == null ? "rejected" : api.code()) : null);
         if (job != null) {
             metrics.e2e(model, e2e);
             if (ttft != null) {
@@ -65,6 +71,7 @@ public final class RequestAccounting {
                     .setId(ctx.requestId())
                     .setModel(ctx.model() == null ? "" : ctx.model())
                     .setTenant(ctx.tenant())
+                    .setLoraName(ctx.job() == null ? "" : ctx.job().scope().loraName())
                     .setIsl(isl)
                     .setOsl(p.generatedCount())
                     .setCachedTokens(cached)

@@ -17,6 +17,7 @@ public final class RequestContext {
     private volatile String model;
     private volatile boolean modelServed;
     private volatile String tenant = "";
+    private volatile String flow = "";
     private volatile Priority priority = Priority.STANDARD;
     private volatile GenerationJob job;
     private volatile FlowRequest flowRequest;
@@ -63,6 +64,15 @@ public final class RequestContext {
 
     public String tenant() {
         return tenant;
+    }
+
+    /** The flow the request's limits, fair share and per-tenant meters count it in: its API key id, else its tenant. */
+    public void flow(String flow) {
+        this.flow = flow;
+    }
+
+    public String flow() {
+        return flow;
     }
 
     public void priority(Priority priority) {

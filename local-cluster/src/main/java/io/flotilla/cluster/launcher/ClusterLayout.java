@@ -9,28 +9,40 @@ import java.util.Map;
 
 /**
  * Which processes a local cluster runs and with which ports and settings (ARCHITECTURE "Ports").
- * Workers are numbered from 0: worker n has id worker-n, gRPC 7100+n, transfer 7300+n, management 8100+n;
- * with a P/D layout the prefill workers come first.
+ * Workers are numbered from 0: worker n has id worker-n, gRPC 7100+n, transfer 7300+n, management 8100+n.
+ * Every model has its own pool of {@code aggregated} workers (or {@code prefill} + {@code decode}), the
+ * models' pools in the order the models are given: with models A and B and two workers each, workers 0
+ * and 1 serve A and 2 and 3 serve B; with a P/D layout each model's prefill workers come first. Every
+ * model also has its own planner (planner, planner-1, …), planning that model's pools.
  *
- * @param aggregated      aggregated workers (ignored when prefill or decode is positive)
- * @param prefill         prefill workers
- * @param decode          decode workers
+ * @param aggregated      aggregated workers per model (ignored when prefill or decode is positive)
+ * @param prefill         prefill workers per model
+ * @param decode          decode workers per model
  * @param routerMode      initial routing mode
  * @param kafkaBootstrap  bootstrap servers every service uses
  * @param stateDir        the launcher's state directory (.flotilla)
  * @param simSpeedup      simulated engines run this many times faster than their timing model
- * @param model           the served model: its name, tokenizer and block size go to the gateway, every
- *                        worker and the planner alike, so they hash blocks in one namespace
+ * @param models          the served models (1 … {@link Ports#MAX_MODELS}, distinct names): each one's name,
+ *                        tokenizer and block size go to its workers, its planner and every gateway alike, so
+ *                        they hash blocks in one namespace; the first is the gateways' default model
  * @param routers         router replicas (1 … {@link Ports#MAX_ROUTERS}); they share bookings over
- *                        flotilla.router-sync and the gateway is given every one of them
+ *                        flotilla.router-sync and every gateway is given every one of them
  * @param kafkaConfig     a properties file of {@code spring.kafka.*} client settings (security protocol, SASL,
  *                        TLS) every service imports ({@code --spring.config.import}, so no secret appears on a
  *                        command line); null for none
  * @param kvbm            the simulated workers' KV tiers below the device and their device pool size
+ * @param gateways        the gateway replicas and where they share their limits
  */
 public record ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
-                            java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers,
-                            java.nio.file.Path kafkaConfig, KvbmOptions kvbm) {
+                            java.nio.file.Path stateDir, double simSpeedup, List<ServedModel> models, int routers,
+                            java.nio.file.Path kafkaConfig, KvbmOptions kvbm, GatewayOptions gateways) {
+
+    public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
+                         java.nio.file.Path stateDir, double simSpeedup, ServedModel model, int routers,
+                         java.nio.file.Path kafkaConfig, KvbmOptions kvbm) {
+        this(aggregated, prefill, decode, routerMode, kafkaBootstrap, stateDir, simSpeedup, List.of(model), routers,
+                kafkaConfig, kvbm, GatewayOptions.ONE);
+    }
 
     public ClusterLayout(int aggregated, int prefill, int decode, String routerMode, String kafkaBootstrap,
                          java.nio.file.Path stateDir, double simSpeedup, ServedModel model) {
@@ -60,8 +72,16 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     }
 
     public ClusterLayout {
-        java.util.Objects.requireNonNull(model, "model");
+        java.util.Objects.requireNonNull(gateways, "gateways");
         kvbm = kvbm == null ? KvbmOptions.NONE : kvbm;
+        models = List.copyOf(models);
+        if (models.isEmpty() || models.size() > Ports.MAX_MODELS) {
+            throw new IllegalArgumentException("a cluster serves 1 to " + Ports.MAX_MODELS + " models, not " + models.size());
+        }
+        if (models.stream().map(ServedModel::name).distinct().count() != models.size()) {
+            throw new IllegalArgumentException("every --model must be a different name: " + models.stream()
+                    .map(ServedModel::name).toList());
+        }
         if (routers < 1 || routers > Ports.MAX_ROUTERS) {
             throw new IllegalArgumentException("routers must be between 1 and " + Ports.MAX_ROUTERS + ": " + routers);
         }
@@ -70,8 +90,18 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     static final String SERVICE_HEAP = "256m";
     static final String WORKER_HEAP = "320m";
 
-    public int workerCount() {
+    /** The first model: the gateways' default, and the only one of a one-model cluster. */
+    public ServedModel model() {
+        return models.get(0);
+    }
+
+    /** Workers of each model's pool. */
+    public int workersPerModel() {
         return disaggregated() ? prefill + decode : aggregated;
+    }
+
+    public int workerCount() {
+        return workersPerModel() * models.size();
     }
 
     public boolean disaggregated() {
@@ -83,7 +113,13 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         if (!disaggregated()) {
             return "aggregated";
         }
-        return n < prefill ? "prefill" : "decode";
+        return n % workersPerModel() < prefill ? "prefill" : "decode";
+    }
+
+    /** The model worker n serves. */
+    public ServedModel modelOf(int n) {
+        int m = workersPerModel() == 0 ? 0 : n / workersPerModel();
+        return models.get(Math.min(m, models.size() - 1));
     }
 
     /** Every Flotilla service process, in start order (Kafka is not included), with the planner in shadow mode. */
@@ -107,19 +143,37 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         for (int n = 0; n < routers; n++) {
             out.add(router(n));
         }
-        out.add(new ServiceSpec("planner", "planner-service",
-                ports("http", Ports.PLANNER_HTTP), Ports.PLANNER_MANAGEMENT,
-                plannerArgs(kafka, planner), SERVICE_HEAP));
+        for (int m = 0; m < models.size(); m++) {
+            out.add(planner(m, kafka, planner));
+        }
         for (int n = 0; n < workerCount(); n++) {
             out.add(worker(n, engines));
         }
-        List<String> gateway = new ArrayList<>(with(kafka, "--server.port=" + Ports.GATEWAY_HTTP,
-                "--management.server.port=" + Ports.GATEWAY_MANAGEMENT,
+        for (int g = 0; g < gateways.replicas(); g++) {
+            out.add(gateway(g));
+        }
+        return out;
+    }
+
+    /** Gateway replica n: every router, every model (the first as the default), the shared limits. */
+    public ServiceSpec gateway(int n) {
+        List<String> args = new ArrayList<>(with(kafkaArgs(), "--server.port=" + Ports.gatewayHttp(n),
+                "--management.server.port=" + Ports.gatewayManagement(n),
                 "--flotilla.gateway.router-address=" + routerAddresses()));
-        gateway.addAll(model.gatewayArgs());
-        out.add(new ServiceSpec("gateway", "gateway-service",
-                ports("http", Ports.GATEWAY_HTTP, "mgmt", Ports.GATEWAY_MANAGEMENT), Ports.GATEWAY_MANAGEMENT,
-                gateway, SERVICE_HEAP));
+        args.addAll(model().gatewayArgs());
+        models.stream().skip(1).forEach(m -> args.addAll(m.gatewayModelArgs()));
+        args.addAll(gateways.args());
+        return new ServiceSpec(Ports.gatewayName(n), "gateway-service",
+                ports("http", Ports.gatewayHttp(n), "mgmt", Ports.gatewayManagement(n)), Ports.gatewayManagement(n),
+                args, SERVICE_HEAP);
+    }
+
+    /** Every gateway's base URL, {@code http://127.0.0.1:<port>}, in order. */
+    public List<String> gatewayUrls() {
+        List<String> out = new ArrayList<>();
+        for (int g = 0; g < gateways.replicas(); g++) {
+            out.add("http://127.0.0.1:" + Ports.gatewayHttp(g));
+        }
         return out;
     }
 
@@ -162,11 +216,13 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         return all;
     }
 
-    private List<String> plannerArgs(List<String> kafka, PlannerOptions planner) {
-        List<String> args = new ArrayList<>(with(kafka, "--server.port=" + Ports.PLANNER_HTTP));
-        args.addAll(model.plannerArgs());
+    /** The planner of model m, planning that model's pools. */
+    private ServiceSpec planner(int m, List<String> kafka, PlannerOptions planner) {
+        List<String> args = new ArrayList<>(with(kafka, "--server.port=" + Ports.plannerHttp(m)));
+        args.addAll(models.get(m).plannerArgs());
         args.addAll(planner.args(simSpeedup));
-        return args;
+        return new ServiceSpec(Ports.plannerName(m), "planner-service", ports("http", Ports.plannerHttp(m)),
+                Ports.plannerHttp(m), args, SERVICE_HEAP);
     }
 
     /** Worker n as its own process, with a simulated engine. */
@@ -177,7 +233,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
     /** Worker n as its own process, in front of {@code engines}' engine n when they are external. */
     public ServiceSpec worker(int n, ExternalEngines engines) {
         List<String> args = new ArrayList<>(workerArgs(n));
-        args.addAll(model.workerArgs());
+        args.addAll(modelOf(n).workerArgs());
         args.addAll(engines.workerArgs(n));
         if (!engines.external()) {
             args.addAll(kvbm.workerArgs(Ports.workerId(n), stateDir));

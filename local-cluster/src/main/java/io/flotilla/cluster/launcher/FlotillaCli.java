@@ -73,7 +73,7 @@ public final class FlotillaCli {
                 description = "Planning interval: 500ms, 5s, 2m or seconds (default: the planner's, 30s).")
         String plannerInterval;
         @Option(names = "--planner-opt", paramLabel = "KEY=VALUE",
-                description = "Any other flotilla.planner setting, e.g. scaling.min-stable=20s or aggregated.max=4 (repeatable).")
+                description = "Any other flotilla.planner setting, e.g. scaling.min-hold=20s or aggregated.max=4 (repeatable).")
         List<String> plannerOpts = new java.util.ArrayList<>();
         @Option(names = "--engine", defaultValue = "sim",
                 description = "Engine of every worker: sim (built-in simulation), openai-http (an external vLLM server per worker, OpenAI API) or sglang (an external SGLang server per worker, native /generate API); default ${DEFAULT-VALUE}.")
@@ -90,12 +90,26 @@ public final class FlotillaCli {
         @Option(names = "--served-model", paramLabel = "NAME", description = "The model name the engines serve (default: --model).")
         String servedModel;
         @Option(names = "--model", paramLabel = "NAME",
-                description = "The served model: the workers' model and the gateway's default model (default flotilla-sim).")
-        String model;
+                description = "A served model (repeatable: --model A --model B serves both side by side, each with its own "
+                        + "--workers pool and planner); the first is the gateways' default model (default flotilla-sim).")
+        List<String> models = new java.util.ArrayList<>();
         @Option(names = "--model-dir", paramLabel = "DIR",
                 description = "HuggingFace model directory (tokenizer.json, tokenizer_config.json / chat_template.jinja): the gateway "
-                        + "tokenizes --model with it and the workers hash in its tokenizer's namespace (default: cl100k_base and ChatML).")
-        String modelDir;
+                        + "tokenizes --model with it and the workers hash in its tokenizer's namespace (default: cl100k_base and ChatML). "
+                        + "With several --model, none or one per model, in their order.")
+        List<String> modelDirs = new java.util.ArrayList<>();
+        @Option(names = "--gateways", defaultValue = "1",
+                description = "Gateway replicas (HTTP 8000, 8001, …); with more than one they share rate and in-flight limits "
+                        + "through a Redis the launcher starts on " + io.flotilla.protocol.Ports.REDIS + " (default ${DEFAULT-VALUE}).")
+        int gateways;
+        @Option(names = "--redis", paramLabel = "HOST:PORT|none",
+                description = "The Redis the gateways share their limits in, instead of starting one; none: every gateway "
+                        + "counts its limits alone.")
+        String redis;
+        @Option(names = "--gateway-opt", paramLabel = "KEY=VALUE",
+                description = "Any other flotilla.gateway setting of every gateway, e.g. rate-limit.requests-per-period=100, "
+                        + "auth.api-keys=sk-a,sk-b or flow.tenant-max-in-flight=8 (repeatable).")
+        List<String> gatewayOpts = new java.util.ArrayList<>();
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
         Integer blockSize;
@@ -123,6 +137,55 @@ public final class FlotillaCli {
                 description = "Neither build nor use the class-data-sharing archives (one per service jar, built at the first up after a build).")
         boolean noCds;
 
+        /**
+         * {@code --model} and {@code --model-dir} as served models: none given is flotilla-sim; directories by
+         * position; {@code --tool-parser}, {@code --reasoning-parser} and {@code --sim-script} apply to every model.
+         */
+        List<ServedModel> servedModels(boolean simulated) {
+            if (models.isEmpty()) {
+                if (modelDirs.size() > 1) {
+                    throw new LauncherException("--model-dir is given " + modelDirs.size() + " times for one model");
+                }
+                return List.of(ServedModel.parse(null, modelDirs.isEmpty() ? null : modelDirs.get(0), blockSize, simulated,
+                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir()));
+            }
+            if (!modelDirs.isEmpty() && modelDirs.size() != models.size()) {
+                throw new LauncherException("give --model-dir once per --model (in their order) or not at all: "
+                        + models.size() + " models, " + modelDirs.size() + " directories");
+            }
+            List<ServedModel> out = new java.util.ArrayList<>();
+            for (int m = 0; m < models.size(); m++) {
+                out.add(ServedModel.parse(models.get(m), modelDirs.isEmpty() ? null : modelDirs.get(m), blockSize, simulated,
+                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir()));
+            }
+            return out;
+        }
+
+        @Option(names = "--prefix-sharing", defaultValue = "global", paramLabel = "global|tenant",
+                description = "tenant: each tenant's cached prefixes are private to it (no cache-hit timing or cached_tokens "
+                        + "reveals another tenant's prompt); global shares them (default ${DEFAULT-VALUE}).")
+        String prefixSharing;
+
+        @Option(names = "--public-prefix", paramLabel = "TEXT",
+                description = "With --prefix-sharing tenant: a prompt prefix (e.g. a system prompt) every tenant still shares. Repeatable.")
+        List<String> publicPrefixes;
+
+        @Option(names = "--api-key", paramLabel = "KEY",
+                description = "An accepted API key; each key is a tenant (without any: an open API whose tenants are the requests' user). Repeatable.")
+        List<String> apiKeys;
+
+        @Option(names = "--lora", paramLabel = "NAME[=PATH]",
+                description = "A LoRA adapter every worker serves (requests name it as their model): simulated engines model it; "
+                        + "vLLM loads PATH on demand. Repeatable.")
+        List<String> loras;
+
+        @Option(names = "--lora-slots", defaultValue = "4", description = "Adapters an engine holds at once (default ${DEFAULT-VALUE}).")
+        int loraSlots;
+
+        @Option(names = "--lora-load-ms", defaultValue = "500",
+                description = "Simulated adapter load time; vLLM: the advertised one until loads are measured (default ${DEFAULT-VALUE}).")
+        double loraLoadMs;
+
         @Override
         public Integer call() throws InterruptedException {
             if (!(simSpeedup > 0) || Double.isInfinite(simSpeedup)) {
@@ -145,14 +208,23 @@ public final class FlotillaCli {
                 throw new LauncherException("a cluster needs at least one worker");
             }
             PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
+            int modelCount = Math.max(1, models.size());
             ExternalEngines engines = ExternalEngines.parse(engine, engineUrls, kvEvents, kvEventsReplay, servedModel,
-                    aggregated + prefill + decode);
-            ServedModel served = ServedModel.parse(model, modelDir, blockSize, !engines.external(), workingDir())
-                    .withBehaviour(toolParser, reasoningParser, simScript, workingDir());
+                    (aggregated + prefill + decode) * modelCount);
+            List<ServedModel> served = servedModels(!engines.external());
+            if (served.size() > 1 && servedModel != null) {
+                throw new LauncherException("--served-model names the engines' model of a one-model cluster; with several "
+                        + "--model each model's engines serve it under its own name");
+            }
+            if (served.size() > 1 && "local".equals(plannerOptions.connector())) {
+                throw new LauncherException("--planner local scales a one-model cluster; with several --model the planners "
+                        + "run in shadow mode (each records its own model's targets)");
+            }
             if (simScript != null && engines.external()) {
                 throw new LauncherException("--sim-script scripts the simulated engines; with --engine openai-http the engines answer");
             }
-            if (engines.external() && served.modelDir() == null) {
+            GatewayOptions gatewayOptions = GatewayOptions.parse(gateways, redis, gatewayOpts);
+            if (engines.external() && served.get(0).modelDir() == null) {
                 System.err.println("flotilla: note: without --model-dir the gateway tokenizes with cl100k_base; "
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
             }
@@ -165,9 +237,11 @@ public final class FlotillaCli {
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
             }
-            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds);
+            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds)
+                    .tenancy(Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs));
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, routers, clientConfig, kvbm, Duration.ofSeconds(timeoutSeconds));
+                    plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
+                    Duration.ofSeconds(timeoutSeconds));
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

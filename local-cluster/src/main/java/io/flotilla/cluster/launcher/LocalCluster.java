@@ -1,6 +1,7 @@
 package io.flotilla.cluster.launcher;
 
 import io.flotilla.cluster.kafka.KafkaBroker;
+import io.flotilla.cluster.redis.RedisServer;
 import io.flotilla.protocol.Ports;
 
 import java.io.IOException;
@@ -21,6 +22,7 @@ public final class LocalCluster {
     public static final String KAFKA = "kafka";
     /** The broker's -Xmx: half the 384m it had; with the smaller dedupe buffer 128m also starts (docs/benchmarks.md). */
     static final String BROKER_HEAP = "192m";
+    public static final String REDIS = "redis";
     /** How long start-worker waits for another command (another start-worker, up, down) to release the lock. */
     static final Duration START_LOCK_WAIT = Duration.ofSeconds(60);
 
@@ -52,6 +54,14 @@ public final class LocalCluster {
         this.processes = new ProcessControl(this.root, this.stateDir.resolve("logs"));
         this.out = out;
         this.classDataSharing = classDataSharing;
+    }
+
+    /** Tenant isolation and LoRA adapters of the next {@code up} ({@link Tenancy#NONE} unless set). */
+    private Tenancy tenancy = Tenancy.NONE;
+
+    public LocalCluster tenancy(Tenancy t) {
+        this.tenancy = t;
+        return this;
     }
 
     public Path stateDir() {
@@ -133,13 +143,27 @@ public final class LocalCluster {
     }
 
     /**
-     * The whole start: {@code routers} router replicas sharing bookings over flotilla.router-sync (the gateway is
-     * given all), every service importing {@code kafkaConfig} when it is not null, the simulated workers with the
-     * KV tiers {@code kvbm} sizes.
+     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, int, Path,
+     * Duration)}, the simulated workers with the KV tiers {@code kvbm} sizes.
      */
     public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
                                    double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
                                    int routers, Path kafkaConfig, KvbmOptions kvbm, Duration timeout) {
+        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, List.of(model), routers,
+                kafkaConfig, kvbm, GatewayOptions.ONE, timeout);
+    }
+
+    /**
+     * The whole start: {@code models} side by side (each its own pool of {@code workers}, or {@code prefill} +
+     * {@code decode}, and its own planner), {@code routers} router replicas sharing bookings over
+     * flotilla.router-sync, {@code gateways} replicas given every router and every model and, when they share
+     * their limits in a Redis the launcher starts, that Redis; every service imports {@code kafkaConfig} when it
+     * is not null, the simulated workers with the KV tiers {@code kvbm} sizes.
+     */
+    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
+                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines,
+                                   List<ServedModel> models, int routers, Path kafkaConfig, KvbmOptions kvbm,
+                                   GatewayOptions gateways, Duration timeout) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
@@ -147,25 +171,38 @@ public final class LocalCluster {
             ClusterLayout layout;
             try {
                 layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                        model, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), kvbm);
+                        models, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), kvbm,
+                        gateways);
             } catch (IllegalArgumentException e) {
                 throw new LauncherException(e.getMessage());
             }
+            if (gateways.launchesRedis() && RedisServer.binary().isEmpty()) {
+                throw new LauncherException(gateways.replicas() + " gateways share their limits through Redis and this "
+                        + "machine has no redis-server: " + RedisServer.INSTALL_HINT + "; or pass --redis HOST:PORT (an "
+                        + "existing Redis), or --redis none (every gateway counts its limits alone)");
+            }
             checkPortsFree(layout, externalKafka == null);
-            List<ServiceSpec> specs = layout.services(planner, engines);
             record(state, layout, planner, engines);
             state.setLayout("cds", Boolean.toString(classDataSharing));
+            tenancy.save(state);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
                 if (externalKafka == null) {
                     started.add(startKafka());
-                    state.put(started.get(0));
+                    state.put(started.get(started.size() - 1));
+                    state.save();
+                }
+                if (gateways.launchesRedis()) {
+                    started.add(startRedis());
+                    state.put(started.get(started.size() - 1));
                     state.save();
                 }
                 // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
+                List<ServiceSpec> specs = layout.services(planner, engines).stream()
+                        .map(spec -> tenancy.apply(spec, layout.model().name())).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec, classDataSharing);
                     started.add(s);
@@ -218,19 +255,31 @@ public final class LocalCluster {
         state.setLayout("sim-speedup", Double.toString(layout.simSpeedup()));
         state.setLayout("planner", planner.connector());
         engines.save(state);
-        layout.model().save(state);
         layout.kvbm().save(state);
+        layout.gateways().save(state);
+        state.setLayout("models", Integer.toString(layout.models().size()));
+        for (int m = 0; m < layout.models().size(); m++) {
+            layout.models().get(m).save(state, m);
+        }
     }
 
     /** The layout {@link #record} recorded (without the external engines: {@link ExternalEngines#load}). */
     static ClusterLayout recordedLayout(ClusterState state, Path stateDir) {
+        List<ServedModel> models = new ArrayList<>();
+        int count = Integer.parseInt(state.layout("models", "1"));
+        for (int m = 0; m < count; m++) {
+            models.add(ServedModel.load(state, m));
+        }
+        String redis = state.layout("redis", "");
+        GatewayOptions gateways = new GatewayOptions(Integer.parseInt(state.layout("gateways", "1")),
+                redis.isEmpty() ? null : redis, java.util.Map.of());
         return new ClusterLayout(Integer.parseInt(state.layout("aggregated", "2")),
                 Integer.parseInt(state.layout("prefill", "0")), Integer.parseInt(state.layout("decode", "0")),
                 state.layout("router-mode", "kv"), state.layout("kafka", "127.0.0.1:" + Ports.KAFKA), stateDir,
-                Double.parseDouble(state.layout("sim-speedup", "1.0")), ServedModel.load(state),
+                Double.parseDouble(state.layout("sim-speedup", "1.0")), models,
                 Integer.parseInt(state.layout("routers", "1")),
                 state.layout("kafka-config", "").isEmpty() ? null : Path.of(state.layout("kafka-config", "")),
-                KvbmOptions.load(state));
+                KvbmOptions.load(state), gateways);
     }
 
     /** The recorded state, after checking that none of its processes still runs. */
@@ -249,10 +298,13 @@ public final class LocalCluster {
     public int down(Duration grace) {
         try (LauncherLock ignored = lock()) {
             ClusterState state = ClusterState.load(stateDir);
-            List<RunningService> services = state.services().stream().filter(s -> !KAFKA.equals(s.name())).toList();
+            List<RunningService> services = state.services().stream()
+                    .filter(s -> !KAFKA.equals(s.name()) && !REDIS.equals(s.name())).toList();
             List<RunningService> alive = state.alive();
             ProcessControl.stop(services, grace);
-            Optional.ofNullable(state.get(KAFKA)).ifPresent(k -> ProcessControl.stop(List.of(k), Duration.ofSeconds(20)));
+            for (String store : List.of(REDIS, KAFKA)) { // after the services: they flush to them while stopping
+                Optional.ofNullable(state.get(store)).ifPresent(k -> ProcessControl.stop(List.of(k), Duration.ofSeconds(20)));
+            }
             List<RunningService> left = state.alive();
             if (!left.isEmpty()) {
                 throw new LauncherException("processes survived SIGKILL: " + left);
@@ -325,7 +377,8 @@ public final class LocalCluster {
             if (existing != null && existing.alive()) {
                 throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
-            ServiceSpec spec = specOf.apply(recordedLayout(state, stateDir), state);
+            ClusterLayout recorded = recordedLayout(state, stateDir);
+            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), recorded.model().name());
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");
@@ -369,9 +422,27 @@ public final class LocalCluster {
                 "client=" + Ports.KAFKA, 0, broker.logFile());
     }
 
+    /**
+     * The gateways' Redis, on {@link Ports#REDIS}, outliving this launcher process like every service; from
+     * an empty store (limits are soft state).
+     */
+    private RunningService startRedis() {
+        Path dir = stateDir.resolve("redis");
+        KafkaBroker.deleteRecursively(dir);
+        RedisServer redis = new RedisServer(new RedisServer.Config(dir, Ports.REDIS, false, "64mb", Duration.ofSeconds(20)))
+                .start();
+        ProcessHandle h = ProcessHandle.of(redis.pid()).orElseThrow(() -> new LauncherException("Redis exited at start"));
+        return new RunningService(REDIS, redis.pid(), h.info().startInstant().orElse(Instant.now()),
+                "client=" + Ports.REDIS, 0, redis.logFile());
+    }
+
     private void checkPortsFree(ClusterLayout layout, boolean withKafka) {
         if (withKafka && ProcessControl.portInUse(Ports.KAFKA)) {
             throw new LauncherException("port " + Ports.KAFKA + " (kafka) is already in use; stop what holds it or pass --kafka HOST:PORT");
+        }
+        if (layout.gateways().launchesRedis() && ProcessControl.portInUse(Ports.REDIS)) {
+            throw new LauncherException("port " + Ports.REDIS + " (redis) is already in use; stop what holds it or pass "
+                    + "--redis HOST:PORT");
         }
         for (ServiceSpec s : layout.services()) {
             s.ports().forEach((label, port) -> {

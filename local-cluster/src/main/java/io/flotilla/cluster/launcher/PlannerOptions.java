@@ -29,7 +29,6 @@ public record PlannerOptions(String connector, Duration interval, Map<String, St
 
     /** Keys the launcher sets itself; {@code --planner-opt} must not set them a second time. */
     private static final Set<String> OWN_KEYS = Set.of("connector", "interval", "sim-speedup", "model");
-    private static final Pattern KEY = Pattern.compile("[a-z0-9][a-z0-9.\\-]*");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m)?");
 
     public PlannerOptions {
@@ -40,39 +39,27 @@ public record PlannerOptions(String connector, Duration interval, Map<String, St
             throw new LauncherException("--planner-interval must be positive");
         }
         for (String key : settings.keySet()) {
-            if (!KEY.matcher(key).matches()) {
-                throw new LauncherException("--planner-opt " + key + ": not a flotilla.planner setting name");
-            }
-            if (OWN_KEYS.contains(key)) {
-                String flag = switch (key) {
-                    case "sim-speedup" -> "--sim-speedup (the planner follows the workers)";
-                    case "interval" -> "--planner-interval";
-                    case "model" -> "--model (the planner plans the served model's pools)";
-                    default -> "--planner";
-                };
-                throw new LauncherException("--planner-opt " + key + ": set it with " + flag);
-            }
+            SettingFlags.check("--planner-opt", "flotilla.planner.", key, PlannerOptions::ownerOf);
         }
         settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
     }
 
     /** From the command line: {@code interval} as 500ms, 5s, 2m or plain seconds; {@code opts} as KEY=VALUE. */
     public static PlannerOptions parse(String connector, String interval, List<String> opts) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        for (String opt : opts) {
-            int eq = opt.indexOf('=');
-            if (eq <= 0) {
-                throw new LauncherException("--planner-opt wants KEY=VALUE (a flotilla.planner setting), not " + opt);
-            }
-            String key = opt.substring(0, eq).trim();
-            if (key.startsWith("flotilla.planner.")) {
-                key = key.substring("flotilla.planner.".length());
-            }
-            if (settings.put(key, opt.substring(eq + 1).trim()) != null) {
-                throw new LauncherException("--planner-opt " + key + " is given twice");
-            }
-        }
+        Map<String, String> settings = SettingFlags.parse("--planner-opt", "flotilla.planner.", opts, PlannerOptions::ownerOf);
         return new PlannerOptions(connector, interval == null || interval.isBlank() ? null : duration(interval), settings);
+    }
+
+    private static String ownerOf(String key) {
+        if (!OWN_KEYS.contains(key)) {
+            return null;
+        }
+        return switch (key) {
+            case "sim-speedup" -> "--sim-speedup (the planner follows the workers)";
+            case "interval" -> "--planner-interval";
+            case "model" -> "--model (the planner plans the served model's pools)";
+            default -> "--planner";
+        };
     }
 
     static Duration duration(String text) {
@@ -97,7 +84,7 @@ public record PlannerOptions(String connector, Duration interval, Map<String, St
         if (interval != null) {
             out.add("--flotilla.planner.interval=" + interval.toMillis() + "ms");
         }
-        settings.forEach((k, v) -> out.add("--flotilla.planner." + k + "=" + v));
+        out.addAll(SettingFlags.args("flotilla.planner.", settings));
         return out;
     }
 }

@@ -168,6 +168,13 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
      */
     public List<String> gatewayArgs() {
         List<String> args = new ArrayList<>(List.of("--flotilla.gateway.default-model=" + name));
+        args.addAll(gatewayModelArgs());
+        return args;
+    }
+
+    /** The gateway's settings of this model alone: its directory and tokenizer id (with a model directory), its output parsers. */
+    List<String> gatewayModelArgs() {
+        List<String> args = new ArrayList<>();
         if (modelDir != null) {
             args.add("--flotilla.gateway.models[" + name + "].model-dir=" + modelDir);
             args.add("--flotilla.gateway.models[" + name + "].tokenizer=" + tokenizerId);
@@ -188,15 +195,20 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
 
     /** Records the model in the cluster state, so start-worker starts a worker in the same namespace. */
     void save(ClusterState state) {
-        state.setLayout("model", name);
-        state.setLayout("model-dir", modelDir == null ? "" : modelDir.toString());
-        state.setLayout("tokenizer-id", tokenizerId);
-        state.setLayout("block-size", Integer.toString(blockSize));
-        state.setLayout("vocab-size", vocabSize == null ? "" : vocabSize.toString());
-        state.setLayout("eos-token-id", eosTokenId == null ? "" : eosTokenId.toString());
-        state.setLayout("tool-parser", toolParser == null ? "" : toolParser);
-        state.setLayout("reasoning-parser", reasoningParser == null ? "" : reasoningParser);
-        state.setLayout("sim-script", simScript == null ? "" : simScript.toString());
+        save(state, 0);
+    }
+
+    /** As {@link #save(ClusterState)}, as the cluster's model number {@code index} (0 keeps the one-model keys). */
+    void save(ClusterState state, int index) {
+        state.setLayout(key("model", index), name);
+        state.setLayout(key("model-dir", index), modelDir == null ? "" : modelDir.toString());
+        state.setLayout(key("tokenizer-id", index), tokenizerId);
+        state.setLayout(key("block-size", index), Integer.toString(blockSize));
+        state.setLayout(key("vocab-size", index), vocabSize == null ? "" : vocabSize.toString());
+        state.setLayout(key("eos-token-id", index), eosTokenId == null ? "" : eosTokenId.toString());
+        state.setLayout(key("tool-parser", index), toolParser == null ? "" : toolParser);
+        state.setLayout(key("reasoning-parser", index), reasoningParser == null ? "" : reasoningParser);
+        state.setLayout(key("sim-script", index), simScript == null ? "" : simScript.toString());
     }
 
     /**
@@ -204,16 +216,26 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
      * such a cluster, if any, was recorded as {@code engine-block-size}).
      */
     static ServedModel load(ClusterState state) {
-        String block = state.layout("block-size", state.layout("engine-block-size", ""));
-        String dir = state.layout("model-dir", "");
-        String vocab = state.layout("vocab-size", "");
-        String eos = state.layout("eos-token-id", "");
-        String script = state.layout("sim-script", "");
-        return new ServedModel(state.layout("model", DEFAULT_NAME), dir.isEmpty() ? null : Path.of(dir),
-                state.layout("tokenizer-id", DEFAULT_TOKENIZER), block.isEmpty() ? DEFAULT_BLOCK_SIZE : Integer.parseInt(block),
+        return load(state, 0);
+    }
+
+    /** What {@link #save(ClusterState, int)} recorded as model number {@code index}. */
+    static ServedModel load(ClusterState state, int index) {
+        String block = state.layout(key("block-size", index), index == 0 ? state.layout("engine-block-size", "") : "");
+        String dir = state.layout(key("model-dir", index), "");
+        String vocab = state.layout(key("vocab-size", index), "");
+        String eos = state.layout(key("eos-token-id", index), "");
+        String script = state.layout(key("sim-script", index), "");
+        return new ServedModel(state.layout(key("model", index), DEFAULT_NAME), dir.isEmpty() ? null : Path.of(dir),
+                state.layout(key("tokenizer-id", index), DEFAULT_TOKENIZER),
+                block.isEmpty() ? DEFAULT_BLOCK_SIZE : Integer.parseInt(block),
                 vocab.isEmpty() ? null : Integer.valueOf(vocab), eos.isEmpty() ? null : Integer.valueOf(eos),
-                blank(state.layout("tool-parser", "")), blank(state.layout("reasoning-parser", "")),
+                blank(state.layout(key("tool-parser", index), "")), blank(state.layout(key("reasoning-parser", index), "")),
                 script.isEmpty() ? null : Path.of(script));
+    }
+
+    private static String key(String name, int index) {
+        return index == 0 ? name : name + "." + index;
     }
 
     private static JsonNode tokenizerConfig(Path dir) {

@@ -30,6 +30,41 @@ class ClusterLayoutTest {
     }
 
     @Test
+    void twoModelsHaveTheirOwnPoolsAndPlannersAndTwoGatewaysShareTheLaunchedRedis() {
+        ClusterLayout layout = new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 1.0,
+                List.of(ServedModel.parse("A", null, null, true, STATE), ServedModel.parse("B", null, null, true, STATE)), 1,
+                null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of("rate-limit.requests-per-period=50")));
+        List<ServiceSpec> services = layout.services();
+        assertThat(services).extracting(ServiceSpec::name).containsExactly("kv-indexer", "router", "planner", "planner-1",
+                "worker-0", "worker-1", "gateway", "gateway-1");
+        assertThat(byName(services, "worker-0").args()).contains("--flotilla.worker.model=A");
+        assertThat(byName(services, "worker-1").args()).contains("--flotilla.worker.model=B", "--flotilla.worker.index=1");
+        assertThat(byName(services, "planner").args()).contains("--flotilla.planner.model=A", "--server.port=8084");
+        assertThat(byName(services, "planner-1").args()).contains("--flotilla.planner.model=B", "--server.port=8061");
+        assertThat(byName(services, "planner-1").managementPort()).isEqualTo(8061);
+        assertThat(byName(services, "gateway-1").ports()).containsEntry("http", 8001).containsEntry("mgmt", 8071);
+        for (String g : List.of("gateway", "gateway-1")) {
+            assertThat(byName(services, g).args()).contains("--flotilla.gateway.default-model=A",
+                    "--flotilla.gateway.limits.redis-uri=redis://127.0.0.1:6380",
+                    "--flotilla.gateway.rate-limit.requests-per-period=50");
+        }
+        assertThat(byName(services, "gateway-1").args()).contains("--server.port=8001", "--management.server.port=8071");
+    }
+
+    @Test
+    void eachModelsPrefillWorkersComeFirstInItsOwnPool() {
+        ClusterLayout layout = new ClusterLayout(0, 1, 1, "kv", "k:9092", STATE, 1.0,
+                List.of(ServedModel.parse("A", null, null, true, STATE), ServedModel.parse("B", null, null, true, STATE)), 1,
+                null, KvbmOptions.NONE, GatewayOptions.ONE);
+        assertThat(layout.workerCount()).isEqualTo(4);
+        assertThat(List.of(0, 1, 2, 3)).extracting(layout::roleOf).containsExactly("prefill", "decode", "prefill", "decode");
+        assertThat(List.of(0, 1, 2, 3)).extracting(n -> layout.modelOf(n).name()).containsExactly("A", "A", "B", "B");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 1.0,
+                        List.of(ServedModel.DEFAULT, ServedModel.DEFAULT), 1, null, KvbmOptions.NONE, GatewayOptions.ONE))
+                .hasMessageContaining("every --model must be a different name");
+    }
+
+    @Test
     void disaggregatedLayoutNumbersPrefillWorkersFirst() {
         ClusterLayout layout = new ClusterLayout(0, 1, 2, "kv", "k:9092", STATE);
         assertThat(layout.workerCount()).isEqualTo(3);

@@ -94,4 +94,22 @@ class LocalClusterTest {
                 .isInstanceOf(LauncherException.class).hasMessage("this cluster has 2 routers (0 … 1), not router 2");
         assertThatThrownBy(() -> cluster.killRouter(10)).isInstanceOf(LauncherException.class);
     }
+
+    @Test
+    void theModelsAndGatewaysAreRecordedSoStartWorkerStartsAWorkerOfItsModel(@TempDir Path root) {
+        Path stateDir = root.resolve(".flotilla");
+        ClusterState state = ClusterState.load(stateDir);
+        ClusterLayout layout = new ClusterLayout(2, 0, 0, "kv", "k:9092", stateDir, 1.0,
+                java.util.List.of(ServedModel.parse("A", null, null, true, root), ServedModel.parse("B", null, 32, true, root)),
+                1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, java.util.List.of()));
+        LocalCluster.record(state, layout, PlannerOptions.SHADOW, ExternalEngines.NONE);
+        state.save();
+
+        ClusterLayout recorded = LocalCluster.recordedLayout(ClusterState.load(stateDir), stateDir);
+        assertThat(recorded.models()).isEqualTo(layout.models());
+        assertThat(recorded.gateways().replicas()).isEqualTo(2);
+        assertThat(recorded.gateways().launchesRedis()).isTrue();
+        assertThat(recorded.worker(3)).isEqualTo(layout.worker(3));
+        assertThat(recorded.worker(3).args()).contains("--flotilla.worker.model=B", "--flotilla.worker.sim.block-size=32");
+    }
 }

@@ -1,0 +1,171 @@
+package io.flotilla.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.GatewayOptions;
+import io.flotilla.cluster.launcher.KvbmOptions;
+import io.flotilla.cluster.launcher.PlannerOptions;
+import io.flotilla.cluster.launcher.RunningService;
+import io.flotilla.cluster.launcher.ServedModel;
+import io.flotilla.protocol.Ports;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Several models and several gateways in one local cluster, as {@code bin/flotilla up --gateways 2
+ * --model A --model B} starts it: each model has its own worker and planner, both gateways list and serve
+ * both models, and a per-key rate limit holds across the two gateways through the Redis the launcher
+ * started (1,000 requests alternating between them).
+ */
+class TenancyE2ETest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String KEY = "sk-tenancy-e2e";
+    /** The per-key limit under test: tokens per second of the shared bucket. */
+    private static final int PER_SECOND = 20;
+    private static final List<Integer> GATEWAYS = List.of(Ports.gatewayHttp(0), Ports.gatewayHttp(1));
+
+    @RegisterExtension
+    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-tenancy-",
+            c -> c.up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
+                    List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
+                            ServedModel.parse("model-b", null, null, true, Path.of("."))),
+                    1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of("auth.api-keys=" + KEY,
+                            "rate-limit.requests-per-period=" + PER_SECOND, "rate-limit.period=1s",
+                            // A 2-core machine shared by several builds stalls JVM threads for more than the
+                            // default 50 ms; the fallback on a slow store is tested in gateway-service.
+                            "limits.timeout=2s", "limits.connect-timeout=5s")),
+                    Duration.ofSeconds(240)));
+
+    private static HttpRequest completion(int port, String model) throws Exception {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/completions"))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + KEY)
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(JSON.createObjectNode()
+                        .put("model", model).put("prompt", "hello from " + model).put("max_tokens", 1)))).build();
+    }
+
+    private static HttpResponse<String> send(HttpRequest r) throws Exception {
+        return ClusterUnderTest.HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void bothGatewaysServeBothModelsEachOnItsOwnWorkerAndOneKeyLimitHoldsAcrossThem() throws Exception {
+        ClusterUnderTest c = cluster.get();
+        assertThat(c.started()).extracting(RunningService::name).contains("redis", "planner", "planner-1",
+                "worker-0", "worker-1", "gateway", "gateway-1");
+        assertThat(c.launcher().status()).filteredOn(s -> s.name().equals("gateway-1")).singleElement()
+                .satisfies(s -> assertThat(s.ports()).contains("8001"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> c.routable().size() == 2);
+
+        for (int port : GATEWAYS) {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                JsonNode models = JSON.readTree(send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/models"))
+                        .header("Authorization", "Bearer " + KEY).build()).body());
+                List<String> ids = new ArrayList<>();
+                models.path("data").forEach(m -> ids.add(m.path("id").asText()));
+                return ids.containsAll(List.of("model-a", "model-b"));
+            });
+            HttpResponse<String> a = send(completion(port, "model-a"));
+            HttpResponse<String> b = send(completion(port, "model-b"));
+            assertThat(a.statusCode()).as(a.body()).isEqualTo(200);
+            assertThat(b.statusCode()).as(b.body()).isEqualTo(200);
+            assertThat(a.headers().firstValue("x-flotilla-worker")).hasValue("worker-0");
+            assertThat(b.headers().firstValue("x-flotilla-worker")).hasValue("worker-1");
+            assertThat(send(completion(port, "model-c")).statusCode()).isEqualTo(404);
+        }
+
+        Thread.sleep(1500); // a fresh bucket: the requests above took some of its tokens
+        double rejectedBefore = rateLimited();
+        Map<Integer, AtomicInteger> codes = new ConcurrentHashMap<>();
+        List<CompletableFuture<?>> answers = new ArrayList<>();
+        long period = TimeUnit.MICROSECONDS.toNanos(9_500); // 1,000 requests in about 9.5 s, ~105/s against 20/s
+        long start = System.nanoTime();
+        long last = start;
+        for (int i = 0; i < 1000; i++) {
+            long due = start + i * period;
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait();
+            }
+            last = System.nanoTime();
+            HttpRequest r = completion(GATEWAYS.get(i % 2), i % 4 < 2 ? "model-a" : "model-b");
+            answers.add(ClusterUnderTest.HTTP.sendAsync(r, HttpResponse.BodyHandlers.discarding())
+                    .thenAccept(resp -> codes.computeIfAbsent(resp.statusCode(), k -> new AtomicInteger()).incrementAndGet()));
+        }
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        double elapsed = (last - start) / 1e9;
+        int allowed = codes.getOrDefault(200, new AtomicInteger()).get();
+        // A limit of N/s over e seconds admits N·e plus the bucket's burst of N. (The bucket refills N at
+        // whole seconds of its own phase, so the count is N·(1 + ⌊e⌋) or N·(2 + ⌊e⌋): within 5 % of this.)
+        int expected = (int) Math.round(PER_SECOND * (1 + elapsed));
+        System.out.printf("shared limit: %d of 1000 requests over %.2f s admitted across 2 gateways (limit %d/s: %d "
+                + "expected; two gateways counting alone would admit %d); codes %s; store p99 %s ms%n", allowed, elapsed,
+                PER_SECOND, expected, 2 * expected, codes, storeP99Millis());
+        assertThat(codes.keySet()).as("only admitted or rate-limited: %s", codes).containsOnly(200, 429);
+        assertThat((double) allowed).isCloseTo(expected, withinPercentage(10));
+        assertThat(rateLimited() - rejectedBefore).isEqualTo(1000 - allowed);
+        for (int g = 0; g < 2; g++) {
+            int mgmt = Ports.gatewayManagement(g);
+            assertThat(ClusterUnderTest.metric(mgmt, "flotilla_gateway_limits_store_up")).isEqualTo(1.0);
+            assertThat(ClusterUnderTest.metric(mgmt, "flotilla_gateway_limits_fallback_total")).isZero();
+        }
+    }
+
+    /** Rate-limited requests, per tenant, summed over both gateways. */
+    private static double rateLimited() throws Exception {
+        double sum = 0;
+        for (int g = 0; g < 2; g++) {
+            Matcher m = Pattern.compile("(?m)^flotilla_gateway_tenant_rejections_total\\{[^}]*reason=\"rate_limited\"[^}]*} (\\S+)$")
+                    .matcher(ClusterUnderTest.prometheus(Ports.gatewayManagement(g)));
+            while (m.find()) {
+                sum += Double.parseDouble(m.group(1));
+            }
+        }
+        return sum;
+    }
+
+    /** p99 of the rate limit's store calls on the first gateway, from its histogram buckets. */
+    private static String storeP99Millis() throws Exception {
+        String scrape = ClusterUnderTest.prometheus(Ports.gatewayManagement(0));
+        Matcher m = Pattern.compile("(?m)^flotilla_gateway_limits_store_seconds_bucket\\{[^}]*limit=\"rate\"[^}]*outcome=\"ok\""
+                + "[^}]*le=\"([^\"]+)\"[^}]*} (\\S+)$|^flotilla_gateway_limits_store_seconds_bucket\\{[^}]*le=\"([^\"]+)\"[^}]*"
+                + "limit=\"rate\"[^}]*outcome=\"ok\"[^}]*} (\\S+)$").matcher(scrape);
+        List<double[]> buckets = new ArrayList<>();
+        while (m.find()) {
+            String le = m.group(1) != null ? m.group(1) : m.group(3);
+            String n = m.group(2) != null ? m.group(2) : m.group(4);
+            buckets.add(new double[]{le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le), Double.parseDouble(n)});
+        }
+        if (buckets.isEmpty()) {
+            return "n/a";
+        }
+        buckets.sort((x, y) -> Double.compare(x[0], y[0]));
+        double total = buckets.get(buckets.size() - 1)[1];
+        for (double[] b : buckets) {
+            if (b[1] >= 0.99 * total) {
+                return String.format("<= %.3f", b[0] * 1000);
+            }
+        }
+        return "n/a";
+    }
+}

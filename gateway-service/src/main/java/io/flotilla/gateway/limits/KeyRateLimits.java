@@ -1,0 +1,134 @@
+package io.flotilla.gateway.limits;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The per-key rate limit: a token bucket of {@code perPeriod} tokens per key, refilled by
+ * {@code perPeriod} every {@code period} (Bucket4j, interval refill: the former Resilience4j limiter's
+ * "N per period"); one token per request, never waiting.
+ *
+ * <p>With a {@link LimitStore} the bucket of a key lives in Redis (Bucket4j's compare-and-swap
+ * buckets through Lettuce), so every gateway replica draws from the same tokens; a key's entry expires
+ * once its bucket would be full again. When the store cannot be used — not connected, skipped by the
+ * breaker, a failed or timed-out call — the same call decides with this gateway's own bucket of the key
+ * instead (so each replica admits up to the limit on its own while the store is away) and counts the
+ * fallback. The local bucket is also drawn by every request the shared bucket admits, so it always
+ * holds what this gateway has not admitted lately: a store that answers some calls and times out on
+ * others (a stalled machine, a flapping link) lets the replicas admit at most the limit each, never the
+ * shared tokens plus a fresh local bucket's on top. Bucket state is time-based on the gateways' clocks ({@code clock}), so the replicas'
+ * clocks should agree (NTP) to well under a period.
+ *
+ * <p>Keys are API key ids (bounded by the configured keys) or {@code anonymous}: one local bucket and
+ * one remote handle per key, kept for the process's life.
+ */
+public final class KeyRateLimits {
+
+    /** A request's answer: allowed, or refused with how long until a token is back. */
+    public record Decision(boolean allowed, Duration retryAfter) {
+        static final Decision ALLOWED = new Decision(true, Duration.ZERO);
+    }
+
+    static final String LIMIT = "rate";
+
+    private final int perPeriod;
+    private final Duration period;
+    private final BucketConfiguration configuration;
+    private final TimeMeter clock;
+    private final LimitStore store;
+    private final LimitMetrics metrics;
+    private final String keyPrefix;
+    private final Map<String, Bucket> local = new ConcurrentHashMap<>();
+    private final Map<String, AsyncBucketProxy> shared = new ConcurrentHashMap<>();
+    private volatile AsyncProxyManager<String> proxies;
+
+    /**
+     * @param store     the shared store, or null to count in this process only
+     * @param keyPrefix prefix of the buckets' Redis keys
+     * @param clock     time of the buckets (nanoseconds; wall-clock based when shared)
+     */
+    public KeyRateLimits(int perPeriod, Duration period, LimitStore store, String keyPrefix, TimeMeter clock,
+                         LimitMetrics metrics) {
+        if (perPeriod < 1 || period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("a rate limit needs a positive count and period");
+        }
+        this.perPeriod = perPeriod;
+        this.period = period;
+        this.clock = clock;
+        this.store = store;
+        this.metrics = metrics;
+        this.keyPrefix = keyPrefix + "rate:";
+        this.configuration = BucketConfiguration.builder()
+                .addLimit(Bandwidth.builder().capacity(perPeriod).refillIntervally(perPeriod, period).build())
+                .build();
+        if (store != null) {
+            store.onConnect(connection -> {
+                proxies = Bucket4jLettuce.casBasedBuilder(connection)
+                        .clientClock(clock)
+                        .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(period))
+                        .build().asAsync();
+                shared.clear();
+            });
+        }
+    }
+
+    public int perPeriod() {
+        return perPeriod;
+    }
+
+    public Duration period() {
+        return period;
+    }
+
+    /** Takes one token of {@code key}'s bucket, shared when the store may be used, else this gateway's. */
+    public Mono<Decision> tryAcquire(String key) {
+        AsyncProxyManager<String> p = proxies;
+        if (store == null || p == null) {
+            if (store != null) {
+                metrics.fallback(LIMIT, new LimitStore.StoreUnavailable("never connected"));
+            }
+            return Mono.just(local(key));
+        }
+        CompletableFuture<ConsumptionProbe> probe = store.call(LIMIT, c -> shared
+                .computeIfAbsent(key, k -> p.builder().build(keyPrefix + k, configuration))
+                .tryConsumeAndReturnRemaining(1));
+        return Mono.fromFuture(probe, true)
+                .map(p2 -> {
+                    Decision d = decision(p2);
+                    if (d.allowed()) {
+                        localBucket(key).tryConsume(1); // keeps this gateway's own count of what it admitted
+                    }
+                    return d;
+                })
+                .onErrorResume(e -> {
+                    metrics.fallback(LIMIT, e);
+                    return Mono.just(local(key));
+                });
+    }
+
+    private Decision local(String key) {
+        return decision(localBucket(key).tryConsumeAndReturnRemaining(1));
+    }
+
+    private Bucket localBucket(String key) {
+        return local.computeIfAbsent(key, k -> Bucket.builder().addLimit(configuration.getBandwidths()[0])
+                .withCustomTimePrecision(clock).build());
+    }
+
+    private static Decision decision(ConsumptionProbe probe) {
+        return probe.isConsumed() ? Decision.ALLOWED : new Decision(false, Duration.ofNanos(probe.getNanosToWaitForRefill()));
+    }
+}

@@ -71,6 +71,20 @@ class LocalClusterE2ETest {
     }
 
     @Test
+    @Order(1)
+    void everyServiceJvmMapsTheClassDataArchiveOfItsJar() throws Exception {
+        for (RunningService s : cluster.get().started()) {
+            if (s.name().equals("kafka")) {
+                continue;
+            }
+            Path maps = Path.of("/proc", Long.toString(s.pid()), "maps");
+            org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(maps), "no /proc on this system");
+            // up built the archive (a training run) unless an earlier up had; either way the JVM must have mapped it.
+            assertThat(Files.readString(maps)).as(s.name()).containsPattern("/target/cds/app\\.jsa");
+        }
+    }
+
+    @Test
     @Order(2)
     void aRepeatedLongPromptIsServedFromCacheOnTheSameWorker() throws Exception {
         String prompt = "You are a careful assistant. ".repeat(300) + "Summarise the rules.";

@@ -133,6 +133,9 @@ public final class FlotillaCli {
         @Option(names = "--sim-script", paramLabel = "FILE",
                 description = "Scripted replies of the simulated engines (JSON rules: a prompt match and its reply).")
         String simScript;
+        @Option(names = "--no-cds",
+                description = "Neither build nor use the class-data-sharing archives (one per service jar, built at the first up after a build).")
+        boolean noCds;
 
         /**
          * {@code --model} and {@code --model-dir} as served models: none given is flotilla-sim; directories by
@@ -234,7 +237,7 @@ public final class FlotillaCli {
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
             }
-            LocalCluster cluster = new LocalCluster(home(), System.out)
+            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds)
                     .tenancy(Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs));
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,

@@ -20,6 +20,8 @@ import java.util.Optional;
 public final class LocalCluster {
 
     public static final String KAFKA = "kafka";
+    /** The broker's -Xmx: half the 384m it had; with the smaller dedupe buffer 128m also starts (docs/benchmarks.md). */
+    static final String BROKER_HEAP = "192m";
     public static final String REDIS = "redis";
     /** How long start-worker waits for another command (another start-worker, up, down) to release the lock. */
     static final Duration START_LOCK_WAIT = Duration.ofSeconds(60);
@@ -28,6 +30,7 @@ public final class LocalCluster {
     private final Path stateDir;
     private final ProcessControl processes;
     private final PrintStream out;
+    private final boolean classDataSharing;
 
     public LocalCluster(Path root, PrintStream out) {
         this(root, root.resolve(".flotilla"), out);
@@ -38,10 +41,19 @@ public final class LocalCluster {
      * @param stateDir where state, logs and Kafka data go (tests use their own)
      */
     public LocalCluster(Path root, Path stateDir, PrintStream out) {
+        this(root, stateDir, out, true);
+    }
+
+    /**
+     * @param classDataSharing {@code up} builds a missing class-data archive per service jar and starts the services
+     *                         from theirs ({@link ClassDataArchives}); false ({@code --no-cds}) neither builds nor uses one
+     */
+    public LocalCluster(Path root, Path stateDir, PrintStream out, boolean classDataSharing) {
         this.root = root.toAbsolutePath().normalize();
         this.stateDir = stateDir.toAbsolutePath().normalize();
         this.processes = new ProcessControl(this.root, this.stateDir.resolve("logs"));
         this.out = out;
+        this.classDataSharing = classDataSharing;
     }
 
     /** Tenant isolation and LoRA adapters of the next {@code up} ({@link Tenancy#NONE} unless set). */
@@ -171,6 +183,7 @@ public final class LocalCluster {
             }
             checkPortsFree(layout, externalKafka == null);
             record(state, layout, planner, engines);
+            state.setLayout("cds", Boolean.toString(classDataSharing));
             tenancy.save(state);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
@@ -185,16 +198,21 @@ public final class LocalCluster {
                     state.put(started.get(started.size() - 1));
                     state.save();
                 }
+                // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
+                // and the free ports; the time they take once per jar is reported apart from the start's.
+                Duration training = classDataSharing ? train(layout) : Duration.ZERO;
                 List<ServiceSpec> specs = layout.services(planner, engines).stream()
                         .map(spec -> tenancy.apply(spec, layout.model().name())).toList();
                 for (ServiceSpec spec : specs) {
-                    RunningService s = processes.launch(spec);
+                    RunningService s = processes.launch(spec, classDataSharing);
                     started.add(s);
                     state.put(s);
                     state.save();
                 }
-                awaitHealthy(started, begin.plus(timeout));
-                out.printf("Flotilla is up in %.1f s%n", Duration.between(begin, Instant.now()).toMillis() / 1000.0);
+                awaitHealthy(started, begin.plus(timeout).plus(training)); // the timeout is the start's, not the training's
+                Duration took = Duration.between(begin, Instant.now()).minus(training);
+                out.printf("Flotilla is up in %.1f s%s%n", took.toMillis() / 1000.0, training.isZero() ? ""
+                        : String.format(" (after %.1f s building class-data archives)", training.toMillis() / 1000.0));
                 return started;
             } catch (RuntimeException | IOException e) {
                 out.println("stopping what was started ...");
@@ -205,6 +223,23 @@ public final class LocalCluster {
                 }
                 throw (RuntimeException) e;
             }
+        }
+    }
+
+    /**
+     * Builds the class-data archives the services lack, each from a training run of its service as the default
+     * cluster configures it (simulated engine, no KV tiers, state in a scratch directory) on {@code layout}'s Kafka:
+     * a run never touches an external engine, a worker's disk tier or the indexer's snapshots, and the ports it
+     * binds are ones every layout has, checked free.
+     */
+    private Duration train(ClusterLayout layout) {
+        Path scratch = stateDir.resolve("cds-training");
+        ClusterLayout training = new ClusterLayout(1, 0, 0, "kv", layout.kafkaBootstrap(), scratch, 1.0,
+                ServedModel.DEFAULT, 1, layout.kafkaConfig(), KvbmOptions.NONE);
+        try {
+            return processes.prepareArchives(training.services(), out);
+        } finally {
+            KafkaBroker.deleteRecursively(scratch);
         }
     }
 
@@ -350,7 +385,7 @@ public final class LocalCluster {
                 }
             }
             try {
-                s = processes.launch(spec);
+                s = processes.launch(spec, Boolean.parseBoolean(state.layout("cds", "true")));
             } catch (IOException e) {
                 throw new LauncherException("cannot start " + spec.name() + ": " + e.getMessage());
             }
@@ -380,7 +415,7 @@ public final class LocalCluster {
         // No topics and no auto-create: every service creates (or checks) the topics it writes, as against
         // an operator's Kafka.
         KafkaBroker broker = new KafkaBroker(new KafkaBroker.Config(dir, Ports.KAFKA,
-                System.getProperty("java.class.path"), "384m", false, false, Duration.ofSeconds(90)));
+                System.getProperty("java.class.path"), BROKER_HEAP, false, false, Duration.ofSeconds(90)));
         broker.start();
         ProcessHandle h = ProcessHandle.of(broker.pid()).orElseThrow(() -> new LauncherException("Kafka exited at start"));
         return new RunningService(KAFKA, broker.pid(), h.info().startInstant().orElse(Instant.now()),

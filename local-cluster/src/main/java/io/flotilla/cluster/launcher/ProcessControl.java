@@ -24,19 +24,43 @@ final class ProcessControl {
 
     private final Path root;
     private final Path logDir;
+    private final ClassDataArchives archives;
 
     ProcessControl(Path root, Path logDir) {
         this.root = root;
         this.logDir = logDir;
+        this.archives = new ClassDataArchives(root, javaBinary());
     }
 
-    Path jarOf(String module) {
-        return root.resolve(module).resolve("target").resolve(module + "-exec.jar");
+    static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** Starts one service in its own session (so a closing terminal or Ctrl-C does not reach it). */
-    RunningService launch(ServiceSpec spec) throws IOException {
-        Path jar = jarOf(spec.module());
+    /**
+     * The JVM flags of a service (before {@code -jar}); its training run for a class-data archive uses the same.
+     * MetaspaceSize: without it every service JVM stops for a full GC (100-600 ms each on two loaded cores) each
+     * time class loading crosses the next metaspace threshold, two or three times in its first minute; all of them
+     * at once is what the first requests after `up` met. Xms16m: a heap grows as it is used, and a start-up
+     * needs less than the 64m that were committed (and touched) from the first second.
+     */
+    static List<String> jvmFlags(ServiceSpec spec) {
+        return List.of("-Xms16m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
+                "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m",
+                "-XX:MaxDirectMemorySize=" + spec.directMemory(),
+                "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true");
+    }
+
+    /** Builds the class-data archives {@code specs} lack (see {@link ClassDataArchives#prepare}); how long that took. */
+    Duration prepareArchives(List<ServiceSpec> specs, java.io.PrintStream out) {
+        return archives.prepare(specs, ProcessControl::jvmFlags, out);
+    }
+
+    /**
+     * Starts one service in its own session (so a closing terminal or Ctrl-C does not reach it); with
+     * {@code classDataSharing}, from its class-data archive when one is current.
+     */
+    RunningService launch(ServiceSpec spec, boolean classDataSharing) throws IOException {
+        Path jar = archives.jarOf(spec.module());
         if (!Files.isRegularFile(jar)) {
             throw new LauncherException(spec.name() + ": " + root.relativize(jar) + " is missing; run ./mvnw -DskipTests package");
         }
@@ -46,16 +70,13 @@ final class ProcessControl {
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid");
         }
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // MetaspaceSize: without it every service JVM stops for a full GC (100-600 ms each on two loaded
-        // cores) each time class loading crosses the next metaspace threshold, two or three times in its
-        // first minute; all of them at once is what the first requests after `up` met.
-        cmd.addAll(List.of("-Xms64m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
-                "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m",
-                "-XX:MaxDirectMemorySize=" + spec.directMemory(),
-                "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", "-jar", jar.toString()));
+        cmd.add(javaBinary());
+        cmd.addAll(jvmFlags(spec));
+        cmd.addAll(classDataSharing ? archives.launchArgs(spec.module()) : List.of("-jar", jar.toString()));
         cmd.addAll(spec.args());
-        Process p = new ProcessBuilder(cmd)
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        limitMallocArenas(pb);
+        Process p = pb
                 .directory(root.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
@@ -63,6 +84,15 @@ final class ProcessControl {
                 .start();
         Instant started = p.toHandle().info().startInstant().orElse(Instant.now());
         return new RunningService(spec.name(), p.pid(), started, spec.portSummary(), spec.managementPort(), log);
+    }
+
+    /**
+     * glibc gives each thread that allocates its own 64 MiB malloc arena (up to 8 per core); a JVM's dozens of
+     * threads then keep freed native memory in many half-used arenas. Two arenas cost a service nothing measurable
+     * at start-up and keep ~10 MB of RSS each (docs/benchmarks.md). An operator's own setting wins.
+     */
+    static void limitMallocArenas(ProcessBuilder pb) {
+        pb.environment().putIfAbsent("MALLOC_ARENA_MAX", "2");
     }
 
     /** HTTP status of /actuator/health, or empty when nothing answers. */

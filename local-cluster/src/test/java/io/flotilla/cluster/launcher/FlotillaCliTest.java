@@ -29,6 +29,12 @@ class FlotillaCliTest {
     }
 
     @Test
+    void classDataSharingIsOnUnlessNoCdsIsGiven() {
+        assertThat(up().noCds).isFalse();
+        assertThat(up("--no-cds").noCds).isTrue();
+    }
+
+    @Test
     void engineBlockSizeIsTheOldNameOfBlockSize() {
         assertThat(up("--engine-block-size", "64").blockSize).isEqualTo(64);
     }

@@ -52,6 +52,10 @@ public final class LocalCluster {
         return this;
     }
 
+    private static List<String> modelNames(ClusterLayout layout) {
+        return layout.models().stream().map(ServedModel::name).toList();
+    }
+
     public Path stateDir() {
         return stateDir;
     }
@@ -186,7 +190,7 @@ public final class LocalCluster {
                     state.save();
                 }
                 List<ServiceSpec> specs = layout.services(planner, engines).stream()
-                        .map(spec -> tenancy.apply(spec, layout.model().name())).toList();
+                        .map(spec -> tenancy.apply(spec, modelNames(layout))).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec);
                     started.add(s);
@@ -343,7 +347,7 @@ public final class LocalCluster {
                 throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
             ClusterLayout recorded = recordedLayout(state, stateDir);
-            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), recorded.model().name());
+            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), modelNames(recorded));
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");

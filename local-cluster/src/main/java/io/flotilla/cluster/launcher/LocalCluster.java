@@ -64,6 +64,10 @@ public final class LocalCluster {
         return this;
     }
 
+    private static List<String> modelNames(ClusterLayout layout) {
+        return layout.models().stream().map(ServedModel::name).toList();
+    }
+
     public Path stateDir() {
         return stateDir;
     }
@@ -202,7 +206,7 @@ public final class LocalCluster {
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
                 List<ServiceSpec> specs = layout.services(planner, engines).stream()
-                        .map(spec -> tenancy.apply(spec, layout.model().name())).toList();
+                        .map(spec -> tenancy.apply(spec, modelNames(layout))).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec, classDataSharing);
                     started.add(s);
@@ -378,7 +382,7 @@ public final class LocalCluster {
                 throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
             ClusterLayout recorded = recordedLayout(state, stateDir);
-            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), recorded.model().name());
+            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), modelNames(recorded));
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");

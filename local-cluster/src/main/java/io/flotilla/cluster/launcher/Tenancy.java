@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * [--prefix-sharing global|tenant] [--public-prefix TEXT]... [--api-key KEY]... [--lora NAME[=PATH]]...
  * [--lora-slots N] [--lora-load-ms MS]}); docs/architecture.md "Tenant-isolated prefix sharing" and "LoRA adapters".
  *
- * <p>The gateway gets the served model's {@code prefix-sharing} and {@code public-prefixes}, the API keys and a salt
- * secret generated once per {@code up} (so every gateway of the cluster salts a tenant alike); every worker gets the
+ * <p>Every gateway gets each served model's {@code prefix-sharing} and {@code public-prefixes}, the API keys and a
+ * salt secret generated once per {@code up} (so every gateway of the cluster salts a tenant alike); every worker gets the
  * adapters: simulated engines serve the names in {@code loraSlots} slots, each load taking {@code loraLoadMs}; vLLM
  * workers load {@code NAME=PATH} adapters on demand. Recorded in the cluster state, so workers started later
  * (start-worker, the planner's local connector) serve the same adapters.
@@ -74,8 +74,8 @@ public record Tenancy(String prefixSharing, List<String> publicPrefixes, List<St
                 loraSlots, loraLoadMs, HexFormat.of().formatHex(secret));
     }
 
-    /** The spec with this tenancy's arguments: the gateway's for {@code model}, every worker's adapters. */
-    ServiceSpec apply(ServiceSpec spec, String model) {
+    /** The spec with this tenancy's arguments: every gateway's for each of {@code models}, every worker's adapters. */
+    ServiceSpec apply(ServiceSpec spec, List<String> models) {
         List<String> extra = new ArrayList<>();
         if (spec.isWorker()) {
             extra.add("--flotilla.worker.lora.max-loaded=" + loraSlots);
@@ -87,10 +87,12 @@ public record Tenancy(String prefixSharing, List<String> publicPrefixes, List<St
                     extra.add("--flotilla.worker.lora.paths[" + e.getKey() + "]=" + e.getValue());
                 }
             }
-        } else if (spec.name().equals("gateway")) {
-            extra.add("--flotilla.gateway.models[" + model + "].prefix-sharing=" + prefixSharing);
-            for (int i = 0; i < publicPrefixes.size(); i++) {
-                extra.add("--flotilla.gateway.models[" + model + "].public-prefixes[" + i + "]=" + publicPrefixes.get(i));
+        } else if (spec.module().equals("gateway-service")) {
+            for (String model : models) {
+                extra.add("--flotilla.gateway.models[" + model + "].prefix-sharing=" + prefixSharing);
+                for (int i = 0; i < publicPrefixes.size(); i++) {
+                    extra.add("--flotilla.gateway.models[" + model + "].public-prefixes[" + i + "]=" + publicPrefixes.get(i));
+                }
             }
             for (int i = 0; i < apiKeys.size(); i++) {
                 extra.add("--flotilla.gateway.auth.api-keys[" + i + "]=" + apiKeys.get(i));

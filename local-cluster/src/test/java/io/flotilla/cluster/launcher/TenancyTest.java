@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TenancyTest {
 
     private static ServiceSpec spec(String name) {
-        return new ServiceSpec(name, name, Map.of(), 1, List.of("--server.port=1"), "64m");
+        String module = name.startsWith("gateway") ? "gateway-service" : name.startsWith("worker") ? "worker-agent" : name;
+        return new ServiceSpec(name, module, Map.of(), 1, List.of("--server.port=1"), "64m");
     }
 
     @Test
@@ -19,15 +20,17 @@ class TenancyTest {
         Tenancy t = Tenancy.parse("tenant", List.of("You are helpful."), List.of("sk-a"), List.of("sql", "chat=/loras/chat"),
                 2, 250);
         assertThat(t.saltSecret()).hasSize(32);
-        assertThat(t.apply(spec("gateway"), "m/1").args()).contains("--server.port=1",
+        assertThat(t.apply(spec("gateway-1"), List.of("m/1", "b")).args()).as("every gateway, every model")
+                .contains("--flotilla.gateway.models[b].prefix-sharing=tenant");
+        assertThat(t.apply(spec("gateway"), List.of("m/1")).args()).contains("--server.port=1",
                 "--flotilla.gateway.models[m/1].prefix-sharing=tenant",
                 "--flotilla.gateway.models[m/1].public-prefixes[0]=You are helpful.",
                 "--flotilla.gateway.auth.api-keys[0]=sk-a",
                 "--flotilla.gateway.prefix-isolation.salt-secret=" + t.saltSecret());
-        assertThat(t.apply(spec("worker-0"), "m/1").args()).contains("--flotilla.worker.lora.max-loaded=2",
+        assertThat(t.apply(spec("worker-0"), List.of("m/1")).args()).contains("--flotilla.worker.lora.max-loaded=2",
                 "--flotilla.worker.lora.load-ms=250.0", "--flotilla.worker.lora.adapters[0]=chat",
                 "--flotilla.worker.lora.adapters[1]=sql", "--flotilla.worker.lora.paths[chat]=/loras/chat");
-        assertThat(t.apply(spec("router"), "m/1").args()).containsExactly("--server.port=1");
+        assertThat(t.apply(spec("router"), List.of("m/1")).args()).containsExactly("--server.port=1");
         assertThat(Tenancy.parse(null, null, null, null, 4, 500).saltSecret())
                 .as("a fresh secret per up").isNotEqualTo(t.saltSecret());
     }

@@ -34,7 +34,10 @@ final class TierStatsProbe {
         return capacityBlocks;
     }
 
-    /** Prompt tokens found per tier since {@link #read}; empty when either reading failed. */
+    /**
+     * Prompt tokens found per tier since {@link #read}; empty when either reading failed or no worker has a
+     * tier below the device.
+     */
     Map<String, Long> hitsSince(String routerUrl, String routerGrpc, PrintStream err) {
         if (hitsBefore.isEmpty()) {
             return Map.of();
@@ -48,13 +51,17 @@ final class TierStatsProbe {
     private static Map<String, Long> totals(String routerUrl, String routerGrpc, PrintStream err, long[] capacity) {
         Map<String, Long> hits = new LinkedHashMap<>();
         try (ClusterAdmin admin = new RouterAdmin(routerUrl, routerGrpc)) {
+            boolean lowerTiers = false;
             for (ClusterAdmin.Worker w : admin.workers()) {
                 for (ClusterAdmin.TierCount t : admin.kvTiers(w)) {
                     capacity[0] += t.capacityBlocks();
                     hits.merge(t.tier(), t.hitTokens(), Long::sum);
+                    lowerTiers |= !t.tier().equals("device");
                 }
             }
-            return hits;
+            // Workers without lower tiers report only their device capacity, not its hits: every hit of
+            // the run is then a device hit, and the per-tier rates are left unknown rather than shown as 0.
+            return lowerTiers ? hits : Map.of();
         } catch (RuntimeException e) {
             err.println("bench: cannot read the workers' KV tiers (" + e.getMessage() + "); no per-tier hit rates and no "
                     + "same-capacity LRU unless --oracle-lru-blocks is given");

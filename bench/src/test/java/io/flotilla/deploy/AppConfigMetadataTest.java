@@ -28,13 +28,21 @@ class AppConfigMetadataTest {
                 .isTrue();
     }
 
-    /** Without the exec jar and without Spring Boot metadata on the classpath, loading says what to build. */
+    /** Without the exec jar, the module's target/classes metadata and Spring Boot's jars on this classpath serve. */
     @Test
-    void missingExecJarFailsWithBuildHint(@TempDir Path root) throws IOException {
+    void missingExecJarFallsBackToClassesAndBootJars(@TempDir Path root) throws IOException {
         Path metadata = root.resolve("router-service/target/classes/META-INF/spring-configuration-metadata.json");
         Files.createDirectories(metadata.getParent());
         Files.writeString(metadata, "{\"properties\": [{\"name\": \"flotilla.router.mode\", \"type\": \"java.lang.String\"}]}");
 
+        ConfigKeys keys = AppConfigMetadata.forModule(root, "router-service");
+        assertThat(keys.contains("flotilla.router.mode")).as("the module's own key").isTrue();
+        assertThat(keys.contains("spring.main.banner-mode")).as("a key of the spring-boot jar").isTrue();
+    }
+
+    /** Without the exec jar and without the module's own metadata, loading says what to build. */
+    @Test
+    void missingExecJarAndMetadataFailsWithBuildHint(@TempDir Path root) {
         assertThatThrownBy(() -> AppConfigMetadata.forModule(root, "router-service"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("router-service/target/router-service-exec.jar is missing")

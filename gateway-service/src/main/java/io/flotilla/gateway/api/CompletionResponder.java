@@ -61,7 +61,7 @@ final class CompletionResponder {
     Mono<Void> respond(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request) {
         GenerationJob job = ctx.job();
         ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
-                clock.instant().getEpochSecond(), job.model(), job.choices(), request.includeUsage());
+                clock.instant().getEpochSecond(), job.requestedModel(), job.choices(), request.includeUsage());
         ResponseAssembler assembler = job.response().assembler();
         Flux<OutputEvent> output = pipeline.run(job, ctx)
                 .concatMapIterable(assembler::apply)

@@ -85,7 +85,7 @@ class CompletionsController {
                     ctx.flow(flowId);
                     ctx.priority(policy.priority(flowId, headers.getFirst(ResponseHeaders.PRIORITY)));
                     ctx.model(jobs.modelOf(request), false);
-                    return jobs.prepare(request, ctx.requestId(), tenant, disagg)
+                    return jobs.prepare(request, ctx.requestId(), key, tenant, disagg)
                             .doOnNext(job -> {
                                 ctx.job(job);
                                 ctx.flowRequest(flowRequest(ctx, job, flowId, arrivedNanos, headers));

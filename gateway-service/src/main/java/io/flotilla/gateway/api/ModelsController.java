@@ -16,7 +16,8 @@ import tools.jackson.databind.node.ObjectNode;
 import java.time.Clock;
 
 /**
- * {@code GET /v1/models} (models of live routable workers, from the router, cached briefly) and
+ * {@code GET /v1/models} (models of live routable workers, from the router, cached briefly, each followed by
+ * the LoRA adapters its workers serve, with {@code parent} the base model as vLLM lists them) and
  * {@code GET /v1/models/{model}} (404 {@code model_not_found} when no live worker serves it).
  */
 @RestController
@@ -38,7 +39,10 @@ class ModelsController {
         return catalog.models().map(models -> {
             ObjectNode root = json.createObjectNode().put("object", "list");
             ArrayNode data = root.putArray("data");
-            models.forEach(m -> data.add(model(m)));
+            models.forEach(m -> {
+                data.add(model(m));
+                m.adapters().forEach(a -> data.add(adapter(a, m)));
+            });
             return ok(root);
         });
     }
@@ -46,7 +50,16 @@ class ModelsController {
     @GetMapping("/v1/models/{model}")
     Mono<ResponseEntity<String>> one(@PathVariable String model) {
         return catalog.models().flatMap(all -> all.stream().filter(m -> m.name().equals(model)).findFirst()
-                .map(m -> Mono.just(ok(model(m)))).orElseGet(() -> Mono.error(ApiError.modelNotFound(model))));
+                .map(m -> Mono.just(ok(model(m))))
+                .or(() -> all.stream().filter(m -> m.adapters().contains(model)).findFirst()
+                        .map(m -> Mono.just(ok(adapter(model, m)))))
+                .orElseGet(() -> Mono.error(ApiError.modelNotFound(model))));
+    }
+
+    /** A LoRA adapter, listed as vLLM lists one: its own id, with {@code parent} naming the base model. */
+    private ObjectNode adapter(String name, ServedModel base) {
+        return json.createObjectNode().put("id", name).put("object", "model").put("created", created)
+                .put("owned_by", "flotilla").put("parent", base.name());
     }
 
     private ObjectNode model(ServedModel m) {

@@ -98,6 +98,28 @@ public final class ModelCatalog {
         });
     }
 
+    /**
+     * What a request's {@code model} names: a served model, or a LoRA adapter one of its workers serves
+     * (the base model with that adapter; a base model's own name wins over an adapter's). Else as
+     * {@link #require}: a 404 {@code model_not_found}, or a 500 {@code model_namespace_mismatch}.
+     */
+    public Mono<ModelTarget> target(String name) {
+        return snapshot().flatMap(s -> {
+            if (!s.models().containsKey(name)) {
+                for (ServedModel m : s.models().values()) {
+                    if (m.adapters().contains(name)) {
+                        return require(m.name()).map(base -> new ModelTarget(base, name));
+                    }
+                }
+            }
+            return require(name).map(base -> new ModelTarget(base, ""));
+        });
+    }
+
+    /** A served model and the LoRA adapter a request runs on ("" for the base model). */
+    public record ModelTarget(ServedModel model, String adapter) {
+    }
+
     /** Models of the last list that cannot be routed, with why (for health); empty before the first list. */
     public Map<String, String> problems() {
         Snapshot s = last;
@@ -200,8 +222,12 @@ public final class ModelCatalog {
                 log.error("model '{}' is not routable: {}", model, problem);
             }
             known.put(model, problem);
+            java.util.SortedSet<String> adapters = new TreeSet<>();
+            serving.get(model).forEach(x -> adapters.addAll(x.getAdaptersList()));
+            boolean publicPrefixes = serving.get(model).stream().allMatch(
+                    x -> x.getTenantIsolation() == io.flotilla.protocol.v1.TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX);
             models.put(model, new ServedModel(model, blockSize, n, w.getTokenizerId(), w.getTokenizerSource(),
-                    w.getKvLayout(), problem, capabilities.get(model)));
+                    w.getKvLayout(), problem, capabilities.get(model), adapters, publicPrefixes));
         });
         return new Snapshot(Collections.unmodifiableSortedMap(models), clock.instant());
     }

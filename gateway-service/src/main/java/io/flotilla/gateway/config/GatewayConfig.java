@@ -17,6 +17,7 @@ import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.metrics.TenantTags;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.JobFactory;
+import io.flotilla.gateway.generation.KvScopes;
 import io.flotilla.gateway.generation.ModelProfiles;
 import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.metrics.GatewayMetrics;
@@ -193,7 +194,8 @@ class GatewayConfig {
 
     @Bean
     JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler) {
-        return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler);
+        return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler,
+                new KvScopes(properties, profiles::tokenization));
     }
 
     @Bean

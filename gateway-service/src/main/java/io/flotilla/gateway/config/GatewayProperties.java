@@ -47,6 +47,8 @@ import java.util.Map;
  *                          alone, or a Redis every gateway replica shares
  * @param metrics           tag bounds of the per-tenant meters
  * @param records           request records on {@code flotilla.requests}
+ * @param prefixIsolation   tenant-salted prefix sharing: the salt's key and per API key overrides of
+ *                          each model's {@code prefix-sharing}
  */
 @Validated
 @ConfigurationProperties("flotilla.gateway")
@@ -69,7 +71,8 @@ public record GatewayProperties(
         @DefaultValue @Valid Limits limits,
         @DefaultValue @Valid Metrics metrics,
         @DefaultValue @Valid Records records,
-        Map<String, Model> models) {
+        Map<String, Model> models,
+        @DefaultValue @Valid PrefixIsolation prefixIsolation) {
 
     public GatewayProperties {
         models = models == null ? Map.of() : Map.copyOf(models);
@@ -267,6 +270,33 @@ public record GatewayProperties(
             @DefaultValue("10000") @Min(1) int buffer) {
     }
 
+    /** Whether a model's cached prefixes are shared by every tenant or private to each. */
+    public enum PrefixSharing {
+        /** Every tenant's requests match every cached prefix (the most cache hits). */
+        GLOBAL,
+        /**
+         * Each tenant's blocks are hashed with its own salt, so no tenant's cache hit, TTFT or
+         * {@code cached_tokens} reveals another tenant's prompt; only {@code public-prefixes} stay shared.
+         */
+        TENANT
+    }
+
+    /**
+     * Tenant-salted prefix sharing (docs/architecture.md "Tenant-isolated prefix sharing").
+     *
+     * @param saltSecret key of the HMAC that turns a tenant into its salt; every gateway of a cluster must
+     *                   have the same one (else one tenant's requests through two gateways share nothing).
+     *                   Empty: a built-in key, which makes salts guessable from tenant ids (the launcher
+     *                   generates a secret per cluster)
+     * @param keys       per API key id ({@code key-…}): its prefix sharing, whatever its models say (a
+     *                   trusted internal key may share; an outside one may be isolated on a shared model)
+     */
+    public record PrefixIsolation(@DefaultValue("") String saltSecret, Map<String, PrefixSharing> keys) {
+        public PrefixIsolation {
+            keys = keys == null ? Map.of() : Map.copyOf(keys);
+        }
+    }
+
     /**
      * Settings of one model. Every field may be left out.
      *
@@ -292,13 +322,27 @@ public record GatewayProperties(
      *                     tools are refused (400) unless {@code tool_choice} forces the call
      * @param reasoningParser how the model separates its reasoning: {@code deepseek-r1}, {@code qwen3}, or
      *                     none (default): the reasoning then stays in the content
+     * @param prefixSharing  {@code global} (default) or {@code tenant}: whether tenants share cached prefixes
+     * @param publicPrefixes in {@code tenant} mode, prompt prefixes every tenant may share (system prompts,
+     *                       few-shot examples): the leading blocks of a prompt that lie wholly inside one (as
+     *                       plain text, or as a chat's system message) are hashed without the tenant's salt
      */
     public record Model(String tokenizer, String chatTemplate, Path modelDir, String kvLayout,
                         @Min(1) Integer maxContext, Boolean allowDisagg, @Min(1) Integer maxInFlight,
-                        @Min(0) Integer maxQueued, Duration queueTimeout, String toolParser, String reasoningParser) {
+                        @Min(0) Integer maxQueued, Duration queueTimeout, String toolParser, String reasoningParser,
+                        PrefixSharing prefixSharing, List<String> publicPrefixes) {
 
         public static final int DEFAULT_MAX_CONTEXT = 131072;
-        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null, null, null);
+        static final Model DEFAULTS = new Model(null, null, null, null, null, null, null, null, null, null, null, null,
+                null);
+
+        public Model {
+            publicPrefixes = publicPrefixes == null ? List.of() : List.copyOf(publicPrefixes);
+        }
+
+        public PrefixSharing prefixSharingOrDefault() {
+            return prefixSharing == null ? PrefixSharing.GLOBAL : prefixSharing;
+        }
 
         public int maxContextOrDefault() {
             return maxContext == null ? DEFAULT_MAX_CONTEXT : maxContext;

@@ -2,7 +2,8 @@ package io.flotilla.gateway.generation;
 
 import io.flotilla.gateway.output.ResponseShape;
 import io.flotilla.gateway.tokenize.Tokenizer;
-import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.KvScope;
+import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.protocol.v1.SamplingParams;
 
 import java.util.List;
@@ -22,12 +23,30 @@ import java.util.List;
  * @param stopTokenIds stop token ids for the engine: the client's and the single-token stop strings
  * @param ignoreEos    keep generating past end-of-sequence
  * @param allowDisagg  the router may pick a separate prefill worker
- * @param hasher       block hasher of the model's namespace and its workers' block size
+ * @param hasher       block hasher of the model's namespace and its workers' block size, in the request's
+ *                     {@link KvScope} (its LoRA adapter, and its tenant's salt when the model or key isolates tenants)
  * @param tokenizer    the model's tokenizer (for decoding the output)
  * @param response     how the output becomes the response (parsers, logprobs, choices)
  */
 public record GenerationJob(String requestId, String model, String tenant, int[] promptTokens, int maxTokens,
                             SamplingParams sampling, int choices, List<String> stopStrings,
-                            int[] stopTokenIds, boolean ignoreEos, boolean allowDisagg, BlockHasher hasher,
+                            int[] stopTokenIds, boolean ignoreEos, boolean allowDisagg, ScopedHasher hasher,
                             Tokenizer tokenizer, ResponseShape response) {
+
+    /** The adapter, tenant salt and public prefix of the request's KV. */
+    public KvScope scope() {
+        return hasher.scope();
+    }
+
+    /** The scope as workers receive it. */
+    public io.flotilla.protocol.v1.CacheScope cacheScope() {
+        KvScope s = hasher.scope();
+        return io.flotilla.protocol.v1.CacheScope.newBuilder().setLoraName(s.loraName()).setTenantSalt(s.tenantSalt())
+                .setPublicBlocks(s.publicBlocks()).build();
+    }
+
+    /** The name the client asked for: the adapter's when the request runs on one, else the model's. */
+    public String requestedModel() {
+        return hasher.scope().hasLora() ? hasher.scope().loraName() : model;
+    }
 }

@@ -181,7 +181,9 @@ public final class GenerationPipeline {
                     .setBlockSize(job.hasher().blockSize())
                     .setOsl(job.maxTokens() - state.generatedCount())
                     .addAllExclude(state.excluded())
-                    .setAllowDisagg(job.allowDisagg() && state.migrations() == 0);
+                    .setAllowDisagg(job.allowDisagg() && state.migrations() == 0)
+                    .setLoraName(job.scope().loraName())
+                    .setTenantSalted(job.scope().salted());
             for (long h : state.generatedCount() == 0 ? ctx.promptHashes() : job.hasher().seqHashes(context)) {
                 request.addSeqHashes(h);
             }
@@ -223,7 +225,7 @@ public final class GenerationPipeline {
     }
 
     private Mono<Booking> fallback(GenerationJob job, RequestResult state, Set<Integer> touched, String why) {
-        Optional<WorkerInfo> picked = fallback.pick(job.model(), job.hasher().blockSize(), state.excluded());
+        Optional<WorkerInfo> picked = fallback.pick(job.model(), job.hasher().blockSize(), job.scope(), state.excluded());
         if (picked.isEmpty()) {
             if (!touched.isEmpty()) {
                 router.release(job.requestId(), touched).subscribe();
@@ -258,6 +260,7 @@ public final class GenerationPipeline {
                     .setRequestId(job.requestId())
                     .setModel(job.model())
                     .setTenant(job.tenant())
+                    .setCacheScope(job.cacheScope())
                     .setSampling(sampling)
                     .setStop(stop);
             if (job.choices() > 1) {
@@ -296,6 +299,7 @@ public final class GenerationPipeline {
                 .setRequestId(job.requestId())
                 .setModel(job.model())
                 .setTenant(job.tenant())
+                .setCacheScope(job.cacheScope())
                 .setSampling(sampling)
                 .setStop(stop);
         for (int t : context) {

@@ -11,6 +11,7 @@ import io.flotilla.gateway.output.ModelOutput;
 import io.flotilla.gateway.output.ResponseShape;
 import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ModelTokenization;
+import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.gateway.tokenize.TemplateRejectedException;
 import io.flotilla.gateway.toolcall.ForcedToolCalls;
 import io.flotilla.gateway.toolcall.ToolCallIds;
@@ -26,7 +27,8 @@ import java.util.function.Supplier;
 
 /**
  * Turns a validated {@link CompletionRequest} into a {@link GenerationJob}: resolves the model (404
- * when no live worker serves it), applies the chat template and tokenizes (long text on the bounded
+ * when no live worker serves it; a LoRA adapter's name resolves to its base model and the adapter), gives it
+ * its KV scope ({@link KvScopes}), applies the chat template and tokenizes (long text on the bounded
  * {@code prepare} scheduler, off the event loop), checks prompt and output against the model's context
  * (400 {@code context_length_exceeded}) and every sampling parameter against what the model's engines
  * honour (400 naming it), fills in the default output limit and decides how the output is read
@@ -42,10 +44,12 @@ public final class JobFactory {
     private final String defaultModel;
     private final int chatDefaultMaxTokens;
     private final Scheduler prepare;
+    private final KvScopes scopes;
 
     public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens,
-                      Scheduler prepare) {
+                      Scheduler prepare, KvScopes scopes) {
         this.catalog = catalog;
+        this.scopes = scopes;
         this.prepare = prepare;
         this.profiles = profiles;
         this.defaultModel = defaultModel;
@@ -58,16 +62,19 @@ public final class JobFactory {
     }
 
     /**
+     * @param keyId         the API key id the request authenticated with ("" on an open API): with the model's
+     *                      prefix sharing it decides whether the request's KV is salted to its tenant
      * @param disaggAllowed whether the client allows disaggregated prefill for this request
      *                      ({@code x-flotilla-disagg}); the model's configuration must allow it too
      */
-    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String tenant, boolean disaggAllowed) {
+    public Mono<GenerationJob> prepare(CompletionRequest request, String requestId, String keyId, String tenant,
+                                       boolean disaggAllowed) {
         String model = modelOf(request);
-        Mono<ServedModel> served = catalog.require(model);
+        Mono<ModelCatalog.ModelTarget> target = catalog.target(model);
         if (textChars(request) > INLINE_TEXT_CHARS) {
-            served = served.publishOn(prepare);
+            target = target.publishOn(prepare);
         }
-        return served.map(s -> build(request, s, requestId, tenant, disaggAllowed));
+        return target.map(t -> build(request, t.model(), t.adapter(), requestId, keyId, tenant, disaggAllowed));
     }
 
     /**
@@ -88,8 +95,8 @@ public final class JobFactory {
         return chars;
     }
 
-    private GenerationJob build(CompletionRequest request, ServedModel served, String requestId, String tenant,
-                                boolean disaggAllowed) {
+    private GenerationJob build(CompletionRequest request, ServedModel served, String adapter, String requestId,
+                                String keyId, String tenant, boolean disaggAllowed) {
         String model = served.name();
         ModelTokenization tokenization = profiles.tokenization(model);
         ModelOutput output = profiles.output(model);
@@ -139,7 +146,9 @@ public final class JobFactory {
         boolean disagg = disaggAllowed && profiles.allowDisagg(model) && request.n() == 1 && !request.logprobs().enabled();
         return new GenerationJob(requestId, model, tenant, prompt, maxTokens, EngineParams.sampling(request), request.n(),
                 request.stop(), stopTokenIds(request, tokenization), request.sampling().ignoreEos(), disagg,
-                profiles.hasher(model, served.blockSize()), tokenization.tokenizer(), shape(request, output));
+                ScopedHasher.of(profiles.hasher(model, served.blockSize()), scopes.scope(model, keyId, tenant, adapter,
+                        prompt, served.blockSize(), served.publicPrefixes())),
+                tokenization.tokenizer(), shape(request, output));
     }
 
     /** How the output becomes the response: parsers of the model as far as the request uses them. */

@@ -71,6 +71,7 @@ public final class RequestAccounting {
                     .setId(ctx.requestId())
                     .setModel(ctx.model() == null ? "" : ctx.model())
                     .setTenant(ctx.tenant())
+                    .setLoraName(ctx.job() == null ? "" : ctx.job().scope().loraName())
                     .setIsl(isl)
                     .setOsl(p.generatedCount())
                     .setCachedTokens(cached)

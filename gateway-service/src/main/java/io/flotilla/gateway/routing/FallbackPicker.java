@@ -1,5 +1,7 @@
 package io.flotilla.gateway.routing;
 
+import io.flotilla.protocol.hash.KvScope;
+import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.protocol.v1.WorkerHeadroom;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -12,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The gateway's own worker choice when no router answered a Route in time (fail-open). Candidates:
  * READY, routable aggregated or decode workers of the model at the request's block size, not
- * excluded. Rule, in order: a worker the router last called busy only when all are; then the least
+ * excluded, that serve the request's LoRA adapter and, for a tenant-salted request, isolate tenants (the
+ * router's filters). Rule, in order: a worker the router last called busy only when all are; then the least
  * requests — its last reported running + waiting requests corrected by the change in this gateway's own
  * requests on it since that report; then the lower KV use; then rotation, so equal workers share a burst. No prefix
  * affinity: without the router there is no index, and spreading load is the safe choice.
@@ -26,7 +29,7 @@ public final class FallbackPicker {
         this.fleet = fleet;
     }
 
-    public Optional<WorkerInfo> pick(String model, int blockSize, Collection<String> exclude) {
+    public Optional<WorkerInfo> pick(String model, int blockSize, KvScope scope, Collection<String> exclude) {
         FleetView.Seen best = null;
         double bestScore = Double.MAX_VALUE;
         var workers = fleet.workers(model);
@@ -37,7 +40,9 @@ public final class FallbackPicker {
             WorkerInfo w = s.info();
             boolean serves = w.getRole() == WorkerRole.WORKER_ROLE_AGGREGATED || w.getRole() == WorkerRole.WORKER_ROLE_DECODE;
             if (!serves || !w.getRoutable() || w.getState() != WorkerState.WORKER_STATE_READY
-                    || (blockSize > 0 && w.getBlockSize() != blockSize) || exclude.contains(w.getWorkerId())) {
+                    || (blockSize > 0 && w.getBlockSize() != blockSize) || exclude.contains(w.getWorkerId())
+                    || (scope.hasLora() && !w.getAdaptersList().contains(scope.loraName()))
+                    || (scope.salted() && w.getTenantIsolation() == TenantIsolation.TENANT_ISOLATION_NONE)) {
                 continue;
             }
             double score = score(s);

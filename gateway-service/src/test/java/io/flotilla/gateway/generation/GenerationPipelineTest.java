@@ -72,7 +72,9 @@ class GenerationPipelineTest {
     private static GenerationJob job(String id, int maxTokens) {
         return new GenerationJob(id, "flotilla-sim", "t", new int[]{1, 2, 3}, maxTokens,
                 SamplingParams.newBuilder().setTopP(1).build(), 1, List.of(), new int[0], false, true,
-                new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16), FakeCluster.TOKENIZER,
+                io.flotilla.protocol.hash.ScopedHasher.shared(
+                        new BlockHasher(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"), 16)),
+                FakeCluster.TOKENIZER,
                 null);
     }
 

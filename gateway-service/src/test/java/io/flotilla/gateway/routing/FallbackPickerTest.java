@@ -1,7 +1,9 @@
 package io.flotilla.gateway.routing;
 
+import io.flotilla.protocol.hash.KvScope;
 import io.flotilla.protocol.v1.CapacityUpdate;
 import io.flotilla.protocol.v1.ModelCapacity;
+import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.protocol.v1.WorkerHeadroom;
 import io.flotilla.protocol.v1.WorkerInfo;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -33,7 +35,7 @@ class FallbackPickerTest {
     }
 
     private static String pick(FleetView fleet, Set<String> exclude) {
-        return new FallbackPicker(fleet).pick("m", 16, exclude).map(WorkerInfo::getWorkerId).orElse("none");
+        return new FallbackPicker(fleet).pick("m", 16, KvScope.SHARED, exclude).map(WorkerInfo::getWorkerId).orElse("none");
     }
 
     @Test
@@ -44,7 +46,7 @@ class FallbackPickerTest {
                 worker("decode", WorkerRole.WORKER_ROLE_DECODE, 16, true).setRunningRequests(50));
         assertThat(pick(fleet, Set.of())).isEqualTo("decode");
         assertThat(pick(fleet, Set.of("decode"))).isEqualTo("none");
-        assertThat(new FallbackPicker(fleet).pick("other-model", 16, Set.of())).isEmpty();
+        assertThat(new FallbackPicker(fleet).pick("other-model", 16, KvScope.SHARED, Set.of())).isEmpty();
     }
 
     @Test
@@ -75,7 +77,20 @@ class FallbackPickerTest {
                 worker("b", WorkerRole.WORKER_ROLE_AGGREGATED, 16, true));
         FallbackPicker picker = new FallbackPicker(fleet);
         List<String> picks = java.util.stream.IntStream.range(0, 4)
-                .mapToObj(i -> picker.pick("m", 16, Set.of()).orElseThrow().getWorkerId()).toList();
+                .mapToObj(i -> picker.pick("m", 16, KvScope.SHARED, Set.of()).orElseThrow().getWorkerId()).toList();
         assertThat(picks).containsExactlyInAnyOrder("a", "a", "b", "b");
+    }
+
+    @Test
+    void anAdapterRequestNeedsAWorkerWithTheAdapterAndASaltedOneAWorkerThatIsolatesTenants() {
+        WorkerHeadroom.Builder plain = worker("plain", WorkerRole.WORKER_ROLE_AGGREGATED, 16, true);
+        WorkerHeadroom.Builder lora = worker("lora", WorkerRole.WORKER_ROLE_AGGREGATED, 16, true).setRunningRequests(9);
+        lora.getInfoBuilder().addAdapters("sql").setTenantIsolation(TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS);
+        FallbackPicker picker = new FallbackPicker(fleet(plain, lora));
+        assertThat(picker.pick("m", 16, KvScope.SHARED, Set.of()).orElseThrow().getWorkerId()).isEqualTo("plain");
+        assertThat(picker.pick("m", 16, KvScope.lora("sql"), Set.of()).orElseThrow().getWorkerId()).isEqualTo("lora");
+        assertThat(picker.pick("m", 16, KvScope.lora("chat"), Set.of())).isEmpty();
+        assertThat(picker.pick("m", 16, new KvScope("", "fs1:00", 0), Set.of()).orElseThrow().getWorkerId())
+                .isEqualTo("lora");
     }
 }

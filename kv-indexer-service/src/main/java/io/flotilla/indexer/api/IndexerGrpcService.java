@@ -7,6 +7,7 @@ import io.flotilla.protocol.v1.FindMatchesRequest;
 import io.flotilla.protocol.v1.FindMatchesResponse;
 import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.flotilla.protocol.v1.IndexerStats;
+import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.protocol.v1.IndexerStatsRequest;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -64,8 +65,8 @@ public final class IndexerGrpcService extends IndexerServiceGrpc.IndexerServiceI
         ApplierStats s = index.applier().stats();
         observer.onNext(IndexerStats.newBuilder()
                 .setTotalBlocks(index.applier().index().residentPairs())
-                .setHostBlocks(index.applier().index().residentPairs(1))
-                .setDiskBlocks(index.applier().index().residentPairs(2))
+                .setHostBlocks(index.applier().index().residentPairs(KvTier.KV_TIER_HOST))
+                .setDiskBlocks(index.applier().index().residentPairs(KvTier.KV_TIER_DISK))
                 .setWorkers(index.applier().workers().size())
                 .setEventsApplied(s.eventsApplied())
                 .setDuplicates(s.duplicates())

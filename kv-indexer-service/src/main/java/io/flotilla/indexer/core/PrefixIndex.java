@@ -1,5 +1,7 @@
 package io.flotilla.indexer.core;
 
+import io.flotilla.protocol.v1.KvTier;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -207,8 +209,12 @@ public class PrefixIndex {
         return residentPairs(Tiers.DEVICE);
     }
 
-    /** Resident (block, worker) pairs in {@code tier} (0 device, 1 host, 2 disk). */
-    public long residentPairs(int tier) {
+    /** Resident (block, worker) pairs in {@code tier}. */
+    public long residentPairs(KvTier tier) {
+        return residentPairs(Tiers.of(tier));
+    }
+
+    private long residentPairs(int tier) {
         WorkerSlots.View v = slots.view();
         long total = 0;
         for (int s = 0; s < v.names().length; s++) {

@@ -158,6 +158,31 @@ public final class FlotillaCli {
             return out;
         }
 
+        @Option(names = "--prefix-sharing", defaultValue = "global", paramLabel = "global|tenant",
+                description = "tenant: each tenant's cached prefixes are private to it (no cache-hit timing or cached_tokens "
+                        + "reveals another tenant's prompt); global shares them (default ${DEFAULT-VALUE}).")
+        String prefixSharing;
+
+        @Option(names = "--public-prefix", paramLabel = "TEXT",
+                description = "With --prefix-sharing tenant: a prompt prefix (e.g. a system prompt) every tenant still shares. Repeatable.")
+        List<String> publicPrefixes;
+
+        @Option(names = "--api-key", paramLabel = "KEY",
+                description = "An accepted API key; each key is a tenant (without any: an open API whose tenants are the requests' user). Repeatable.")
+        List<String> apiKeys;
+
+        @Option(names = "--lora", paramLabel = "NAME[=PATH]",
+                description = "A LoRA adapter every worker serves (requests name it as their model): simulated engines model it; "
+                        + "vLLM loads PATH on demand. Repeatable.")
+        List<String> loras;
+
+        @Option(names = "--lora-slots", defaultValue = "4", description = "Adapters an engine holds at once (default ${DEFAULT-VALUE}).")
+        int loraSlots;
+
+        @Option(names = "--lora-load-ms", defaultValue = "500",
+                description = "Simulated adapter load time; vLLM: the advertised one until loads are measured (default ${DEFAULT-VALUE}).")
+        double loraLoadMs;
+
         @Override
         public Integer call() throws InterruptedException {
             if (!(simSpeedup > 0) || Double.isInfinite(simSpeedup)) {
@@ -209,7 +234,8 @@ public final class FlotillaCli {
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
             }
-            LocalCluster cluster = new LocalCluster(home(), System.out);
+            LocalCluster cluster = new LocalCluster(home(), System.out)
+                    .tenancy(Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs));
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
                     Duration.ofSeconds(timeoutSeconds));

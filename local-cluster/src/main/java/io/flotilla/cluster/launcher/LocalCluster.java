@@ -44,6 +44,14 @@ public final class LocalCluster {
         this.out = out;
     }
 
+    /** Tenant isolation and LoRA adapters of the next {@code up} ({@link Tenancy#NONE} unless set). */
+    private Tenancy tenancy = Tenancy.NONE;
+
+    public LocalCluster tenancy(Tenancy t) {
+        this.tenancy = t;
+        return this;
+    }
+
     public Path stateDir() {
         return stateDir;
     }
@@ -163,6 +171,7 @@ public final class LocalCluster {
             }
             checkPortsFree(layout, externalKafka == null);
             record(state, layout, planner, engines);
+            tenancy.save(state);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
             try {
@@ -176,7 +185,8 @@ public final class LocalCluster {
                     state.put(started.get(started.size() - 1));
                     state.save();
                 }
-                List<ServiceSpec> specs = layout.services(planner, engines);
+                List<ServiceSpec> specs = layout.services(planner, engines).stream()
+                        .map(spec -> tenancy.apply(spec, layout.model().name())).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec);
                     started.add(s);
@@ -332,7 +342,8 @@ public final class LocalCluster {
             if (existing != null && existing.alive()) {
                 throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
-            ServiceSpec spec = specOf.apply(recordedLayout(state, stateDir), state);
+            ClusterLayout recorded = recordedLayout(state, stateDir);
+            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), recorded.model().name());
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");

@@ -38,6 +38,11 @@ public record KvNamespace(String model, String revision, String tokenizerId, Str
         return new KvNamespace(model, revision, tokenizerId, loraName, kvLayout, salt);
     }
 
+    /** The same namespace for a LoRA adapter's KV ({@code ""}: the base model's). */
+    public KvNamespace withLoraName(String lora) {
+        return new KvNamespace(model, revision, tokenizerId, lora, kvLayout, tenantSalt);
+    }
+
     /** The canonical byte string the namespace seed is hashed from (before UTF-8 encoding). */
     String canonical() {
         return "flotilla-kv/v1\0" + model + "\0" + revision + "\0" + tokenizerId + "\0" + loraName + "\0"

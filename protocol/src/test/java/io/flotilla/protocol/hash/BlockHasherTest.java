@@ -48,9 +48,15 @@ class BlockHasherTest {
             }
             BlockHasher h = new BlockHasher(ns, v.get("block_size").asInt());
             String name = v.get("name").asText();
+            int publicBlocks = v.path("public_blocks").asInt(0);
+            ScopedHasher scoped = ScopedHasher.of(new BlockHasher(ns.withLoraName("").withTenantSalt(""), h.blockSize()),
+                    new KvScope(ns.loraName(), ns.tenantSalt(), publicBlocks));
             assertThat(BlockHasher.hex(h.namespaceSeed())).as(name + " namespace seed").isEqualTo(v.get("namespace_seed").asText());
-            assertThat(BlockHashVectors.hexAll(h.localHashes(tokens))).as(name + " local").isEqualTo(texts(v.get("local_hashes")));
-            assertThat(BlockHashVectors.hexAll(h.seqHashes(tokens))).as(name + " seq").isEqualTo(texts(v.get("seq_hashes")));
+            assertThat(BlockHashVectors.hexAll(scoped.localHashes(tokens))).as(name + " local").isEqualTo(texts(v.get("local_hashes")));
+            assertThat(BlockHashVectors.hexAll(scoped.seqHashes(tokens))).as(name + " seq").isEqualTo(texts(v.get("seq_hashes")));
+            if (publicBlocks == 0) { // an unsplit scope is exactly the namespace's own hasher
+                assertThat(BlockHashVectors.hexAll(h.seqHashes(tokens))).as(name + " seq").isEqualTo(texts(v.get("seq_hashes")));
+            }
         }
     }
 

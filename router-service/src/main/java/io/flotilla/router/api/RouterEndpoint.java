@@ -24,7 +24,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code GET /actuator/router}: mode, workers in membership with their load as routing counts it,
+ * {@code GET /actuator/router}: mode, workers in membership with their load as routing counts it (and their
+ * LoRA adapters and tenant isolation as routing sees them),
  * per-model saturation, decision counts, the indexer's deadline and measured tail, router-sync lag.
  * {@code POST /actuator/router} with {@code {"mode": "round-robin"}}: switch the mode at run time.
  */
@@ -75,6 +76,11 @@ public class RouterEndpoint {
                     tiers.put("disk_bytes_per_second", w.tiers().diskBytesPerSecond());
                     m.put("kv_tiers", tiers);
                 }
+                if (!w.adapters().available().isEmpty()) {
+                    m.put("adapters", Map.of("loaded", new java.util.TreeSet<>(w.adapters().loaded()),
+                            "available", new java.util.TreeSet<>(w.adapters().available()), "load_ms", w.adapters().loadMs()));
+                }
+                m.put("tenant_isolation", w.isolation().name().replace("TENANT_ISOLATION_", "").toLowerCase(Locale.ROOT));
                 workers.add(m);
             }
             models.add(Map.of("model", c.model(), "saturated", c.saturated(), "free_workers", c.freeWorkers()));

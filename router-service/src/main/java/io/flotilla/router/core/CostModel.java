@@ -34,22 +34,27 @@ public final class CostModel {
         this.terms = kept.toArray(new Weighted[0]);
     }
 
-    /** {@code kv}/{@code load} aggregated cost: w_prefill·prefill + w_decode·decode + w_queue·queue. */
+    /**
+     * {@code kv}/{@code load} aggregated cost: w_prefill·(prefill + adapter-load) + w_decode·decode + w_queue·queue.
+     */
     public static CostModel aggregated(Scorer prefill, RouterConfig.Weights w) {
-        return new CostModel(List.of(new Weighted(prefill, w.prefill()),
+        return new CostModel(List.of(new Weighted(prefill, w.prefill()), new Weighted(new AdapterLoadScorer(), w.prefill()),
                 new Weighted(new DecodeLoadScorer(), w.decode()), new Weighted(new QueueWaitScorer(), w.queue())));
     }
 
-    /** Prefill-pool cost (prefill workers never decode): w_prefill·prefill + w_queue·queue. */
+    /** Prefill-pool cost (prefill workers never decode): w_prefill·(prefill + adapter-load) + w_queue·queue. */
     public static CostModel prefillOnly(Scorer prefill, RouterConfig.Weights w) {
-        return new CostModel(List.of(new Weighted(prefill, w.prefill()),
+        return new CostModel(List.of(new Weighted(prefill, w.prefill()), new Weighted(new AdapterLoadScorer(), w.prefill()),
                 new Weighted(new QueueWaitScorer(), w.queue())));
     }
 
-    /** Decode-pool cost when the prompt is prefilled elsewhere: w_decode·decode + w_queue·queue. */
+    /**
+     * Decode-pool cost when the prompt is prefilled elsewhere: w_decode·decode + w_queue·queue +
+     * w_prefill·adapter-load (a decode worker without the adapter loads it before it continues).
+     */
     public static CostModel decodeOnly(RouterConfig.Weights w) {
         return new CostModel(List.of(new Weighted(new DecodeLoadScorer(), w.decode()),
-                new Weighted(new QueueWaitScorer(), w.queue())));
+                new Weighted(new QueueWaitScorer(), w.queue()), new Weighted(new AdapterLoadScorer(), w.prefill())));
     }
 
     public Set<Signal> requires() {

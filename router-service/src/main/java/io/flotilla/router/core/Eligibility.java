@@ -7,6 +7,9 @@ package io.flotilla.router.core;
  *   <li>it accepts requests: READY and routable (lease alive, not suspect);</li>
  *   <li>it serves the request's model with the request's block size (seq hashes of different block
  *       sizes are different identities, so overlaps could not be compared);</li>
+ *   <li>it can serve the request's LoRA adapter (loaded or loadable; any worker serves the base model);</li>
+ *   <li>for a tenant-salted request, its engine keeps tenants' KV apart (a worker that cannot would share
+ *       the tenant's prefixes, so it refuses the request);</li>
  *   <li>it is not in the request's exclude set.</li>
  * </ul>
  */
@@ -19,6 +22,8 @@ public final class Eligibility {
         return worker.acceptsRequests()
                 && worker.blockSize() == request.blockSize()
                 && worker.model().equals(request.model())
+                && worker.adapters().serves(request.loraName())
+                && (!request.tenantSalted() || worker.isolatesTenants())
                 && !request.exclude().contains(worker.id());
     }
 }

@@ -14,13 +14,24 @@ import java.util.Set;
  * @param exclude     worker ids that must not be chosen (e.g. the worker that failed mid-stream)
  * @param allowDisagg whether a separate prefill worker may be named
  * @param oslHint     expected output tokens, 0 when unknown; used to book decode blocks
+ * @param loraName    LoRA adapter the request runs on, "" for the base model
+ * @param tenantSalted whether its KV is private to its tenant (the seq hashes are then salted, so they
+ *                    match only the tenant's own blocks and any public prefix)
  */
 public record RoutingRequest(String requestId, String model, int islTokens, int blockSize, long[] seqHashes,
-                             Set<String> exclude, boolean allowDisagg, int oslHint) {
+                             Set<String> exclude, boolean allowDisagg, int oslHint, String loraName,
+                             boolean tenantSalted) {
+
+    /** A base-model request whose KV is shared across tenants. */
+    public RoutingRequest(String requestId, String model, int islTokens, int blockSize, long[] seqHashes,
+                          Set<String> exclude, boolean allowDisagg, int oslHint) {
+        this(requestId, model, islTokens, blockSize, seqHashes, exclude, allowDisagg, oslHint, "", false);
+    }
 
     public RoutingRequest {
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(model, "model");
+        loraName = loraName == null ? "" : loraName;
         seqHashes = seqHashes == null ? new long[0] : seqHashes;
         exclude = exclude == null ? Set.of() : Set.copyOf(exclude);
         if (islTokens < 0 || oslHint < 0) {
@@ -37,7 +48,7 @@ public record RoutingRequest(String requestId, String model, int islTokens, int 
             hashes[i] = r.getSeqHashes(i);
         }
         return new RoutingRequest(r.getRequestId(), r.getModel(), r.getIsl(), r.getBlockSize(), hashes,
-                Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl());
+                Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl(), r.getLoraName(), r.getTenantSalted());
     }
 
     /** A request of no tokens for {@code model}: load and busy views that do not depend on a prompt. */

@@ -1,5 +1,6 @@
 package io.flotilla.router.core;
 
+import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
@@ -20,10 +21,21 @@ import java.util.Optional;
  * @param load           last load report, {@link LoadReport#NONE} before the first one
  * @param tiers          what onboarding from the worker's lower KV tiers costs; {@link KvTierLinks#NONE}
  *                       when it has none (or does not say)
+ * @param adapters       LoRA adapters it has loaded and can load
+ * @param isolation      how its engine keeps tenants' KV apart ({@code NONE}: it takes no tenant-salted request)
  */
 public record WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout,
                          String endpoint, WorkerState state, boolean routable,
-                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load, KvTierLinks tiers) {
+                         Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load, KvTierLinks tiers,
+                         WorkerAdapters adapters, TenantIsolation isolation) {
+
+    /** A worker without adapters that advertises no tenant isolation. */
+    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
+                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+                      LoadReport load, KvTierLinks tiers) {
+        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load, tiers,
+                WorkerAdapters.NONE, TenantIsolation.TENANT_ISOLATION_NONE);
+    }
 
     public WorkerView {
         Objects.requireNonNull(id, "id");
@@ -35,6 +47,9 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         timing = timing == null ? Optional.empty() : timing;
         load = load == null ? LoadReport.NONE : load;
         tiers = tiers == null ? KvTierLinks.NONE : tiers;
+        adapters = adapters == null ? WorkerAdapters.NONE : adapters;
+        isolation = isolation == null || isolation == TenantIsolation.UNRECOGNIZED ? TenantIsolation.TENANT_ISOLATION_NONE
+                : isolation;
         if (blockSize <= 0 || totalKvBlocks < 0) {
             throw new IllegalArgumentException("worker " + id + ": block size must be positive, capacity not negative");
         }
@@ -64,7 +79,8 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
                 status.getKvLayout(), status.getEndpoint(), status.getState(), routable,
                 timingOf(status, load), total,
                 load == null ? LoadReport.NONE : LoadReport.fromProto(load),
-                KvTierLinks.fromProto(status.getKvTiers(), status.hasKvTiers()));
+                KvTierLinks.fromProto(status.getKvTiers(), status.hasKvTiers()),
+                WorkerAdapters.fromProto(status.getAdapters(), status.hasAdapters()), status.getTenantIsolation());
     }
 
     private static Optional<WorkerTiming> timingOf(WorkerStatus status, WorkerLoad load) {
@@ -78,6 +94,11 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
     /** READY and routable: the only workers a decision may name. */
     public boolean acceptsRequests() {
         return routable && state == WorkerState.WORKER_STATE_READY;
+    }
+
+    /** Whether its engine keeps a tenant-salted request's KV apart from every other tenant's. */
+    public boolean isolatesTenants() {
+        return isolation != TenantIsolation.TENANT_ISOLATION_NONE;
     }
 
     /** Runs prefill only. */
@@ -97,16 +118,16 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
 
     public WorkerView withLoad(LoadReport newLoad) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing,
-                totalKvBlocks, newLoad, tiers);
+                totalKvBlocks, newLoad, tiers, adapters, isolation);
     }
 
     public WorkerView withRoutable(boolean newRoutable) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, state, newRoutable, timing,
-                totalKvBlocks, load, tiers);
+                totalKvBlocks, load, tiers, adapters, isolation);
     }
 
     public WorkerView withState(WorkerState newState) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, newState, routable, timing,
-                totalKvBlocks, load, tiers);
+                totalKvBlocks, load, tiers, adapters, isolation);
     }
 }

@@ -26,7 +26,8 @@
  * For request r (prompt P tokens, block size bs) and worker i, in milliseconds when every candidate
  * advertises timing and capacity, else in blocks:
  * <pre>
- * cost(r,i) = w_prefill · prefill_i + w_decode · decode_i + w_queue · queue_i
+ * cost(r,i) = w_prefill · (prefill_i + adapter_i) + w_decode · decode_i + w_queue · queue_i
+ * adapter_i = 0 when r's LoRA adapter is loaded on i (or r is on the base model), else load_ms_i   (blocks: ⌈P/bs⌉)
  *
  * H  = min(overlap_i · bs, P)  (kv; 0 in load mode or without overlap data);  N = P − H
  * Q  = merge(report.waitingPrefillTokens, booked prefill tokens);  n = merge(report.waiting, booked prefills) ≥ 1
@@ -44,7 +45,8 @@
  * p_i ∝ exp(−((cost_i − min)/(max − min)) / T).
  *
  * <h2>Filters, busy, pairing</h2>
- * Workers must be READY, routable, of the request's model and block size, and not excluded
+ * Workers must be READY, routable, of the request's model and block size, able to serve its LoRA
+ * adapter, tenant-isolating when it is salted, and not excluded
  * ({@link io.flotilla.router.core.Eligibility}). Busy: Q &gt; prefill limit or B &gt; decode limit
  * ({@link io.flotilla.router.core.BusyDetector}); busy workers are skipped, all busy → BUSY with a
  * retry-after hint. Pairing ({@link io.flotilla.router.core.RoutingPolicy}): decode pool = DECODE

@@ -27,6 +27,8 @@ final class CapacityMessages {
                 .setTokenizerSource(status == null ? "" : status.getTokenizerSource())
                 .setCapacitySource(status == null ? "" : status.getCapacitySource())
                 .setCapabilities(status == null ? EngineCapabilities.getDefaultInstance() : status.getCapabilities())
+                .addAllAdapters(new java.util.TreeSet<>(w.adapters().available()))
+                .setTenantIsolation(w.isolation())
                 .build();
     }
 

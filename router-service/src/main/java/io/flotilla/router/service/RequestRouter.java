@@ -111,6 +111,11 @@ public final class RequestRouter implements AutoCloseable {
             capacityChanged.run();
         });
         metrics.decided(d, System.nanoTime() - start);
+        if (d.outcome() == Decision.Outcome.ROUTED && (!request.loraName().isEmpty() || request.tenantSalted())) {
+            boolean loaded = workers.stream().filter(w -> w.id().equals(d.workerId())).findFirst()
+                    .map(w -> w.adapters().hasLoaded(request.loraName())).orElse(false);
+            metrics.scoped(!request.loraName().isEmpty(), loaded, request.tenantSalted());
+        }
         return d.toProto();
     }
 

@@ -29,6 +29,9 @@ public final class RouterMetrics {
     private final DistributionSummary onboardHost;
     private final DistributionSummary onboardDisk;
     private final Timer syncLag;
+    private final Counter adapterLoaded;
+    private final Counter adapterToLoad;
+    private final Counter salted;
 
     public RouterMetrics(MeterRegistry registry) {
         decision = Timer.builder("flotilla.router.decision").description("Time to decide one route, indexer call included")
@@ -62,11 +65,32 @@ public final class RouterMetrics {
                 .register(registry);
         failureReports = Counter.builder("flotilla.router.worker_failures_reported")
                 .description("Workers reported failing by gateways").register(registry);
+        adapterLoaded = adapterRoutes(registry, "yes");
+        adapterToLoad = adapterRoutes(registry, "no");
+        salted = Counter.builder("flotilla.router.tenant_salted_routes")
+                .description("Routed requests whose KV is private to their tenant (only tenant-isolating workers were candidates)")
+                .register(registry);
         syncLag = Timer.builder("flotilla.router.sync.apply.lag")
                 .description("Booking changes of other replicas: from made there (its clock) to applied here")
                 .publishPercentiles(0.5, 0.99).publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
                 .register(registry);
+    }
+
+    private static Counter adapterRoutes(MeterRegistry registry, String loaded) {
+        return Counter.builder("flotilla.router.adapter_routes")
+                .description("Routed LoRA adapter requests, by whether the chosen worker had the adapter loaded")
+                .tag("loaded", loaded).register(registry);
+    }
+
+    /** A routed request on a LoRA adapter ({@code loaded}: its worker had it loaded) or tenant-salted. */
+    void scoped(boolean adapter, boolean loaded, boolean tenantSalted) {
+        if (adapter) {
+            (loaded ? adapterLoaded : adapterToLoad).increment();
+        }
+        if (tenantSalted) {
+            salted.increment();
+        }
     }
 
     /** Another replica's change was applied {@code lagMs} after it was made (negative: clock skew, counted as 0). */

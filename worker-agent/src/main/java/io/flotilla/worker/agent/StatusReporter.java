@@ -1,6 +1,7 @@
 package io.flotilla.worker.agent;
 
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.AdapterSlots;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.IndexDigest;
 import io.flotilla.protocol.v1.KvTier;
@@ -91,6 +92,10 @@ public final class StatusReporter {
                 .setTs(clock.millis()); // for ordering only: receivers run leases on their own clocks
         advertisement.timing().ifPresent(b::setTiming);
         engine.kvTiers().ifPresent(t -> b.setKvTiers(advertised(t)));
+        engine.adapters().ifPresent(a -> b.setAdapters(AdapterSlots.newBuilder().addAllLoaded(a.loaded())
+                .addAllAvailable(a.available()).setMaxLoaded(a.maxLoaded()).setLoadMs(a.loadMs())
+                .setLoadMsSource(a.loadMsSource())));
+        b.setTenantIsolation(engine.tenantIsolation());
         return b.build();
     }
 

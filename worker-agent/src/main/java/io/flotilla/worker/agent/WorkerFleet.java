@@ -94,6 +94,7 @@ public final class WorkerFleet implements SmartLifecycle {
                         new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.setStepListener(metrics::stepExecuted);
+                metrics.bindAdapters(engine);
                 engine.kvTiers().ifPresent(metrics::bindTiers);
                 LocalGenerate local = new LocalGenerate(id, engine, metrics);
                 HandoffPath handoffs = handoffPath(id, engine, local, i);

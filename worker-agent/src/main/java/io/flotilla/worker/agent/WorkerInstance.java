@@ -95,6 +95,8 @@ public final class WorkerInstance implements AutoCloseable {
     /** Opens the endpoint, registers as READY and starts heartbeats and load reports. */
     public synchronized void start() {
         endpoint.start();
+        // a changed adapter set goes out at once, so routers stop pricing a load that already happened
+        engine.setAdapterListener(() -> scheduler.execute(this::heartbeat));
         status.setState(WorkerState.WORKER_STATE_READY);
         heartbeats = scheduler.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
         loadReports = scheduler.scheduleAtFixedRate(this::reportLoad, loadReportMs, loadReportMs, TimeUnit.MILLISECONDS);

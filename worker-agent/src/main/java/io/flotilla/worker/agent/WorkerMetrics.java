@@ -175,6 +175,45 @@ public final class WorkerMetrics {
         step.record(Duration.ofNanos((long) (stepMs * 1_000_000)));
     }
 
+    /**
+     * A tenant-salted request was accepted; {@code publicBlocks} of its blocks are an allow-listed public prefix,
+     * which an engine that salts every block keeps private too ({@code public_prefix="salted"}).
+     */
+    public void saltedRequest(int publicBlocks, io.flotilla.protocol.v1.TenantIsolation isolation) {
+        String publicPrefix = publicBlocks == 0 ? "no"
+                : isolation == io.flotilla.protocol.v1.TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS ? "salted" : "shared";
+        Counter.builder("flotilla.worker.salted_requests")
+                .description("Requests whose KV is private to their tenant (cache_scope.tenant_salt), by what became of "
+                        + "their public prefix (no, shared, salted)").tags(tags).tag("public_prefix", publicPrefix)
+                .register(registry).increment();
+    }
+
+    /** A request's cache scope was refused (its engine cannot keep tenants apart, or the scope is malformed). */
+    public void scopeRefused(io.grpc.Status.Code code) {
+        Counter.builder("flotilla.worker.cache_scope_refusals")
+                .description("Requests refused because the engine cannot hold their KV in their cache scope, by gRPC code")
+                .tags(tags).tag("code", code.name()).register(registry).increment();
+    }
+
+    /** Exports the engine's LoRA adapter slots (when it serves adapters). */
+    public void bindAdapters(Engine engine) {
+        if (engine.adapters().isEmpty()) {
+            return;
+        }
+        Gauge.builder("flotilla.worker.adapters_loaded", engine, e -> e.adapters().map(a -> a.loaded().size()).orElse(0))
+                .description("LoRA adapters loaded in the engine").tags(tags).register(registry);
+        Gauge.builder("flotilla.worker.adapter_slots", engine, e -> e.adapters().map(a -> a.maxLoaded()).orElse(0))
+                .description("LoRA adapters the engine holds at once").tags(tags).register(registry);
+        FunctionCounter.builder("flotilla.worker.adapter_loads", engine, e -> e.adapters().map(a -> a.loads()).orElse(0L))
+                .description("LoRA adapters loaded into the engine").tags(tags).register(registry);
+        FunctionCounter.builder("flotilla.worker.adapter_unloads", engine,
+                        e -> e.adapters().map(a -> a.unloads()).orElse(0L))
+                .description("LoRA adapters unloaded to make room for another").tags(tags).register(registry);
+        Gauge.builder("flotilla.worker.adapter_load_ms", engine, e -> e.adapters().map(a -> a.loadMs()).orElse(0.0))
+                .description("What one adapter load costs, as advertised (measured or configured)").tags(tags)
+                .register(registry);
+    }
+
     /** The tags every meter of {@code identity}'s worker carries. */
     public static Tags tagsOf(WorkerIdentity identity) {
         return Tags.of("worker", identity.id(), "role", roleName(identity), "model", identity.model());

@@ -77,7 +77,8 @@ public final class AgentHandoffPath implements HandoffPath {
             if (relay.cancelled()) {
                 throw new HandoffFailure("cancelled", "the client cancelled before the transfer");
             }
-            imported = node.puller().pull(h, EngineRequests.prompt(request), timeout);
+            imported = node.puller().pull(h, EngineRequests.prompt(request), EngineRequests.scope(request.getCacheScope()),
+                    timeout);
         } catch (HandoffFailure f) {
             fallBack(request, stream, relay, f);
             return;

@@ -1,13 +1,17 @@
 package io.flotilla.worker.api;
 
+import io.flotilla.protocol.hash.KvScope;
+import io.flotilla.protocol.v1.CacheScope;
 import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StopConditions;
+import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.agent.WorkerIdentity;
 import io.flotilla.worker.engine.EngineRequest;
+import io.grpc.Status;
 import io.flotilla.worker.engine.SamplingOptions;
 
 import java.time.Instant;
@@ -99,6 +103,37 @@ final class EngineRequests {
         return null;
     }
 
+    /** Longest tenant salt accepted (gateways send "fs1:" and 32 hex digits). */
+    static final int MAX_SALT_CHARS = 128;
+
+    /**
+     * Why this worker refuses a request's cache scope, or null: a tenant salt its engine cannot honour
+     * ({@code FAILED_PRECONDITION}: serving it would share the tenant's KV) or a malformed salt
+     * ({@code INVALID_ARGUMENT}). On an engine that salts every block (vLLM) the public prefix is private to
+     * the tenant too: more isolation than asked, never less, so the request is served (and counted). Unknown
+     * adapters are the engine's to refuse at submit.
+     */
+    static Status refusal(CacheScope scope, TenantIsolation isolation) {
+        String salt = scope.getTenantSalt();
+        if (salt.isEmpty()) {
+            return null;
+        }
+        if (salt.length() > MAX_SALT_CHARS || !salt.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            return Status.INVALID_ARGUMENT.withDescription("cache_scope.tenant_salt must be at most " + MAX_SALT_CHARS
+                    + " printable ASCII characters");
+        }
+        return switch (isolation) {
+            case TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX, TENANT_ISOLATION_SALT_ALL_BLOCKS -> null;
+            default -> Status.FAILED_PRECONDITION.withDescription("this worker's engine cannot keep tenants' KV apart "
+                    + "(no cache salt it honours and reports in its KV events); it refuses tenant-salted requests rather "
+                    + "than share their prefixes: serve the model with prefix-sharing global, or on vLLM or simulated workers");
+        };
+    }
+
+    static KvScope scope(CacheScope s) {
+        return new KvScope(s.getLoraName(), s.getTenantSalt(), s.getPublicBlocks());
+    }
+
     /** The first feature {@code options} need that {@code capabilities} lack, as an error, or null. */
     static String unsupported(SamplingOptions options, EngineCapabilities capabilities, WorkerIdentity self) {
         for (SamplingFeature f : options.featuresUsed()) {
@@ -131,16 +166,17 @@ final class EngineRequests {
 
     static EngineRequest of(GenerateRequest r) {
         return of(r.getRequestId(), r.getTokenIdsList(), r.getStop().getMaxTokens(), r.getStop(), r.getSampling(),
-                r.getDeadlineMs());
+                r.getDeadlineMs(), scope(r.getCacheScope()));
     }
 
     /** The prefill as an engine request; its max tokens are irrelevant (one token is produced). */
     static EngineRequest of(PrefillRequest r) {
-        return of(r.getRequestId(), r.getTokenIdsList(), 1, r.getStop(), r.getSampling(), r.getDeadlineMs());
+        return of(r.getRequestId(), r.getTokenIdsList(), 1, r.getStop(), r.getSampling(), r.getDeadlineMs(),
+                scope(r.getCacheScope()));
     }
 
     private static EngineRequest of(String id, List<Integer> tokenIds, int maxTokens, StopConditions stop,
-                                    SamplingParams sampling, long deadlineMs) {
+                                    SamplingParams sampling, long deadlineMs, KvScope scope) {
         int[] tokens = new int[tokenIds.size()];
         for (int i = 0; i < tokens.length; i++) {
             tokens[i] = tokenIds.get(i); // uint32 >= 2^31 arrive negative and are rejected by the engine
@@ -152,7 +188,7 @@ final class EngineRequests {
         Long seed = sampling.getHasSeed() ? sampling.getSeed() : null;
         Instant deadline = deadlineMs > 0 ? Instant.ofEpochMilli(deadlineMs) : null;
         return new EngineRequest(id, tokens, Math.max(1, maxTokens), stops, stop.getIgnoreEos(), sampling.getTemperature(),
-                seed, deadline, options(sampling, stop));
+                seed, deadline, options(sampling, stop), scope);
     }
 
     /** The contract's sampling fields as engine options (0 top_p and repetition_penalty mean off). */

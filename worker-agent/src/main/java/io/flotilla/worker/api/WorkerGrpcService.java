@@ -52,6 +52,9 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
+        if (refused(request.getCacheScope(), observer)) {
+            return;
+        }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
         if (request.getN() > 1) {
@@ -83,9 +86,26 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
             return;
         }
+        if (refused(request.getCacheScope(), observer)) {
+            return;
+        }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel);
         handoffs.prefill(request, stream, relay);
+    }
+
+    /** Refuses a cache scope the engine cannot keep apart (counted); true when {@code observer} got the error. */
+    private boolean refused(io.flotilla.protocol.v1.CacheScope scope, StreamObserver<?> observer) {
+        Status refusal = EngineRequests.refusal(scope, local.engine().tenantIsolation());
+        if (refusal == null) {
+            if (!scope.getTenantSalt().isEmpty()) {
+                local.metrics().saltedRequest(scope.getPublicBlocks(), local.engine().tenantIsolation());
+            }
+            return false;
+        }
+        local.metrics().scopeRefused(refusal.getCode());
+        observer.onError(refusal.asRuntimeException());
+        return true;
     }
 
     /** Unpins a handoff's blocks at once; {@code released} is false when no such lease is held. */

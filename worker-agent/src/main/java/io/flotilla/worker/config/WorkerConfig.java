@@ -11,10 +11,12 @@ import io.flotilla.worker.agent.WorkerFleet;
 import io.flotilla.worker.agent.WorkerInstance;
 import io.flotilla.worker.agent.WorkerMetrics;
 import io.flotilla.worker.engine.openai.ExternalEngineMeters;
+import io.flotilla.worker.engine.openai.LoraSettings;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.openai.RemoteEngine;
 import io.flotilla.worker.engine.sglang.SglangEngine;
+import io.flotilla.worker.engine.sim.SimAdapters;
 import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
@@ -111,6 +113,8 @@ class WorkerConfig {
         return (identity, index) -> SimulatedEngine.startRealTime(sim.engineConfig()
                 .namespace(identity.namespace())
                 .timing(timing)
+                .adapters(new SimAdapters(properties.lora().adapters(), properties.lora().maxLoaded(),
+                        properties.lora().loadMs()))
                 .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)
                 .build(), script, identity.id() + "-engine");
     }
@@ -138,7 +142,8 @@ class WorkerConfig {
             BlockHasher hasher = new BlockHasher(identity.namespace(), identity.blockSize());
             RemoteEngine engine = sglang
                     ? SglangEngine.start(settings, http.serverInfoPath(), hasher, clock, identity.id() + "-engine")
-                    : OpenAiHttpEngine.start(settings, hasher, clock, identity.id() + "-engine");
+                    : OpenAiHttpEngine.start(settings, new LoraSettings(properties.lora().paths(),
+                            properties.lora().maxLoaded(), properties.lora().loadMs()), hasher, clock, identity.id() + "-engine");
             ExternalEngineMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
             return engine;
         };

@@ -14,6 +14,8 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Worker agent settings. Worker n has id {@code worker-n}, gRPC port 7100+n and transfer port 7300+n
@@ -44,6 +46,7 @@ import java.nio.file.Path;
  * @param transfer       KV transfer between workers (disaggregated prefill/decode)
  * @param http           external engine server settings, used when {@code engine = openai-http}
  * @param kvbm           KV tiers below the simulated engine's device pool (host memory, disk)
+ * @param lora           LoRA adapters the engine serves
  */
 @Validated
 @ConfigurationProperties("flotilla.worker")
@@ -67,7 +70,8 @@ public record WorkerProperties(
         @DefaultValue Sim sim,
         @DefaultValue @Valid Transfer transfer,
         @DefaultValue @Valid Http http,
-        @DefaultValue @Valid Kvbm kvbm) {
+        @DefaultValue @Valid Kvbm kvbm,
+        @DefaultValue @Valid Lora lora) {
 
     /**
      * Simulated engine settings (ARCHITECTURE "Simulated engine").
@@ -216,6 +220,31 @@ public record WorkerProperties(
             @DefaultValue("120000") @Min(100) int handoffTtlMs,
             @DefaultValue("0") @Min(0) int kvCapacityBlocks,
             @DefaultValue("/get_server_info") @NotBlank String serverInfoPath) {
+    }
+
+    /**
+     * LoRA adapters (docs/architecture.md "LoRA adapters"). The simulated engine serves {@code adapters} in
+     * {@code max-loaded} slots, each load taking {@code load-ms} of simulated time; a vLLM worker serves what
+     * the engine lists in {@code /v1/models} plus the adapters of {@code paths}, which it loads on demand
+     * ({@code /v1/load_lora_adapter}) and unloads, least recently used first, to keep at most {@code max-loaded}.
+     * SGLang workers serve none.
+     *
+     * @param adapters  simulated engine: the adapters it serves
+     * @param paths     vLLM: adapter name → {@code lora_path} the engine loads it from
+     * @param maxLoaded adapters loaded at once (simulated slots; vLLM: keep at most its {@code --max-cpu-loras})
+     * @param loadMs    simulated engine: one load's time (divided by {@code sim.speedup}); vLLM: the load time
+     *                  advertised until loads were measured
+     */
+    public record Lora(
+            @DefaultValue List<String> adapters,
+            Map<String, String> paths,
+            @DefaultValue("4") @Min(1) int maxLoaded,
+            @DefaultValue("500") @jakarta.validation.constraints.DecimalMin("0") double loadMs) {
+
+        public Lora {
+            adapters = adapters == null ? List.of() : List.copyOf(adapters);
+            paths = paths == null ? Map.of() : Map.copyOf(paths);
+        }
     }
 
     /** The path that clears the engine's prefix cache: the configured one, else the engine's own. */

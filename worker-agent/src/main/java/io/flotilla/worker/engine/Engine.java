@@ -117,6 +117,29 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * The engine's LoRA adapters; empty when it serves none. A request whose {@link EngineRequest#scope()}
+     * names an adapter the engine cannot serve is an {@link InvalidRequestException}.
+     */
+    default Optional<AdapterStatus> adapters() {
+        return Optional.empty();
+    }
+
+    /**
+     * Sets the one observer called (on an engine thread, must not block) when the set of loaded adapters
+     * changes, so the worker can advertise it at once rather than at its next heartbeat.
+     */
+    default void setAdapterListener(Runnable changed) {
+    }
+
+    /**
+     * How the engine keeps tenants' KV apart ({@link EngineRequest#scope()}'s salt). An engine that
+     * cannot ({@code NONE}) gets no salted request: the worker refuses them.
+     */
+    default io.flotilla.protocol.v1.TenantIsolation tenantIsolation() {
+        return io.flotilla.protocol.v1.TenantIsolation.TENANT_ISOLATION_NONE;
+    }
+
+    /**
      * Whether the engine can serve now. An in-process engine is healthy while it is open; an
      * adapter for an external server answers from its last health checks (see the adapter), so
      * this is cheap and never blocks. The agent publishes UNHEALTHY while it is false, which takes

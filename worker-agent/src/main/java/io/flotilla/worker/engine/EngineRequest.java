@@ -1,5 +1,7 @@
 package io.flotilla.worker.engine;
 
+import io.flotilla.protocol.hash.KvScope;
+
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
@@ -19,10 +21,13 @@ import java.util.Objects;
  * @param seed         sampling seed, or null for none
  * @param deadline     when the request is abandoned with {@link DeadlineExceededException}, or null
  * @param options      every other sampling parameter ({@link SamplingOptions#DEFAULT}: none)
+ * @param scope        the LoRA adapter it runs on and the tenant scope of its KV ({@link KvScope#SHARED}: the
+ *                     base model, shared): the engine hashes the request's blocks in it and keeps them apart
+ *                     from every other scope's
  */
 public record EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds,
                             boolean ignoreEos, double temperature, Long seed, Instant deadline,
-                            SamplingOptions options) {
+                            SamplingOptions options, KvScope scope) {
 
     private static final int[] NONE = new int[0];
 
@@ -31,12 +36,27 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
         promptTokens = promptTokens == null ? NONE : promptTokens.clone();
         stopTokenIds = stopTokenIds == null ? NONE : stopTokenIds.clone();
         options = options == null ? SamplingOptions.DEFAULT : options;
+        scope = scope == null ? KvScope.SHARED : scope;
     }
 
     public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
                          double temperature, Long seed, Instant deadline) {
         this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline,
-                SamplingOptions.DEFAULT);
+                SamplingOptions.DEFAULT, KvScope.SHARED);
+    }
+
+    /** A request of the base model whose KV is shared with every tenant. */
+    public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
+                         double temperature, Long seed, Instant deadline, SamplingOptions options) {
+        this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline, options,
+                KvScope.SHARED);
+    }
+
+    /** A request without further sampling options, in {@code scope}. */
+    public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
+                         double temperature, Long seed, Instant deadline, KvScope scope) {
+        this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline,
+                SamplingOptions.DEFAULT, scope);
     }
 
     /** A greedy request without stop tokens, seed or deadline. */
@@ -46,33 +66,38 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
 
     public EngineRequest withSeed(Long newSeed) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                newSeed, deadline, options);
+                newSeed, deadline, options, scope);
     }
 
     public EngineRequest withStop(int[] newStopTokenIds, boolean newIgnoreEos) {
         return new EngineRequest(requestId, promptTokens, maxTokens, newStopTokenIds, newIgnoreEos,
-                temperature, seed, deadline, options);
+                temperature, seed, deadline, options, scope);
     }
 
     public EngineRequest withTemperature(double newTemperature) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, newTemperature,
-                seed, deadline, options);
+                seed, deadline, options, scope);
     }
 
     public EngineRequest withDeadline(Instant newDeadline) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                seed, newDeadline, options);
+                seed, newDeadline, options, scope);
     }
 
     public EngineRequest withOptions(SamplingOptions newOptions) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                seed, deadline, newOptions);
+                seed, deadline, newOptions, scope);
+    }
+
+    public EngineRequest withScope(KvScope newScope) {
+        return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
+                seed, deadline, options, newScope);
     }
 
     /** The same request under another id (a further choice of an {@code n > 1} request). */
     public EngineRequest withRequestId(String newRequestId) {
         return new EngineRequest(newRequestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature,
-                seed, deadline, options);
+                seed, deadline, options, scope);
     }
 
     @Override
@@ -81,13 +106,13 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
                 && Arrays.equals(promptTokens, r.promptTokens) && maxTokens == r.maxTokens
                 && Arrays.equals(stopTokenIds, r.stopTokenIds) && ignoreEos == r.ignoreEos
                 && Double.compare(temperature, r.temperature) == 0 && Objects.equals(seed, r.seed)
-                && Objects.equals(deadline, r.deadline) && options.equals(r.options);
+                && Objects.equals(deadline, r.deadline) && options.equals(r.options) && scope.equals(r.scope);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(requestId, Arrays.hashCode(promptTokens), maxTokens, Arrays.hashCode(stopTokenIds),
-                ignoreEos, temperature, seed, deadline, options);
+                ignoreEos, temperature, seed, deadline, options, scope);
     }
 
     @Override
@@ -95,6 +120,7 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
         return "EngineRequest[" + requestId + ", prompt=" + promptTokens.length + " tokens, maxTokens=" + maxTokens
                 + ", stop=" + Arrays.toString(stopTokenIds) + ", ignoreEos=" + ignoreEos + ", temperature="
                 + temperature + ", seed=" + seed + ", deadline=" + deadline
-                + (options.equals(SamplingOptions.DEFAULT) ? "" : ", " + options) + "]";
+                + (options.equals(SamplingOptions.DEFAULT) ? "" : ", " + options)
+                + (scope.equals(KvScope.SHARED) ? "" : ", " + scope) + "]";
     }
 }

@@ -38,14 +38,15 @@ public interface KvTransferSupport {
     RequestHandle prefill(EngineRequest request, PrefillSink sink);
 
     /**
-     * Reserves room for the first {@code blocks} full blocks of {@code promptTokens}: blocks already
+     * Reserves room for the first {@code blocks} full blocks of {@code promptTokens}, hashed in {@code scope}
+     * (the request's {@link EngineRequest#scope()}): blocks already
      * resident are referenced (so they stay), the others get fresh unregistered slots that the caller
      * fills through {@link KvImport#toFetch()} and then commits or aborts.
      *
      * @throws EngineOverloadedException when the pool cannot hold the blocks now
      * @throws EngineUnavailableException when the engine is closed
      */
-    KvImport beginImport(int[] promptTokens, int blocks);
+    KvImport beginImport(int[] promptTokens, io.flotilla.protocol.hash.KvScope scope, int blocks);
 
     /**
      * Continues {@code request} from a first token sampled elsewhere, with the sampler stream

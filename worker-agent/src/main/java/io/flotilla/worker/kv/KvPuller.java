@@ -42,12 +42,13 @@ public final class KvPuller {
         this.metrics = metrics;
     }
 
-    /** @return the committed import of the handoff's blocks */
-    public KvImport pull(KvHandoff handoff, int[] prompt, Duration timeout) throws HandoffFailure {
+    /** @return the committed import of the handoff's blocks, which this worker hashes in {@code scope} */
+    public KvImport pull(KvHandoff handoff, int[] prompt, io.flotilla.protocol.hash.KvScope scope, Duration timeout)
+            throws HandoffFailure {
         String source = loadSource(handoff);
         KvImport imported;
         try {
-            imported = engine.beginImport(prompt, handoff.getBlocksCount());
+            imported = engine.beginImport(prompt, scope, handoff.getBlocksCount());
         } catch (EngineException e) {
             throw new HandoffFailure("capacity", "cannot hold the handoff's blocks: " + e.getMessage(), e);
         }

@@ -25,7 +25,9 @@ import java.util.List;
  * that tokens and alternatives come back as {@code "token_id:N"}) and structured output as OpenAI's
  * {@code response_format} ({@code json_object}, or {@code json_schema} with {@code name} and
  * {@code schema}), which vLLM turns into its structured-outputs parameters and SGLang into its
- * grammar backend's.
+ * grammar backend's. A request on a LoRA adapter names the
+ * adapter as its {@code model} (vLLM serves each loaded adapter under its name); a tenant-salted request
+ * carries {@code cache_salt} (vLLM hashes it into the first block, so its KV matches no other salt's).
  *
  * <p>Disaggregated prefill/decode follows vLLM's {@code kv_transfer_params} protocol (NixlConnector
  * and compatible connectors): the prefill runs on one engine as a non-streamed request with
@@ -94,7 +96,10 @@ final class CompletionBody {
 
     private static ObjectNode base(String model, EngineRequest r, int maxTokens, boolean returnTokenIds) {
         ObjectNode body = JSON.createObjectNode();
-        body.put("model", model);
+        body.put("model", r.scope().hasLora() ? r.scope().loraName() : model);
+        if (r.scope().salted()) {
+            body.put("cache_salt", r.scope().tenantSalt());
+        }
         ArrayNode prompt = body.putArray("prompt");
         for (int t : r.promptTokens()) {
             prompt.add(t);

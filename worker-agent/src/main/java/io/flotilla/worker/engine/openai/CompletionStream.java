@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code onError}, never overlapping (every sink call happens under this object's lock).
  * {@link #cancel()} disposes the subscription, which closes the HTTP stream (the engine aborts the
  * request when its client goes away), and finishes with {@code CANCELLED}. A sink that throws is a
- * gone client: the stream is closed and the sink hears nothing more. {@code onDone} runs once, after
- * the terminal call.
+ * gone client: the stream is closed and the sink hears nothing more. {@code onEnd} runs once, before
+ * the terminal call (what the request held, such as its LoRA adapter, is free by the time a client
+ * that starts its next request on hearing the finish asks again); {@code onDone} runs once, after it.
  */
 final class CompletionStream implements RequestHandle {
 
@@ -38,6 +39,7 @@ final class CompletionStream implements RequestHandle {
     private final EngineRequest request;
     private final TokenSink sink;
     private final ChunkDecoder decoder;
+    private final Runnable onEnd;
     private final Runnable onDone;
     private RequestClock clock;
     private Disposable subscription;
@@ -48,10 +50,11 @@ final class CompletionStream implements RequestHandle {
     private CompletionChunk.Usage usage;
     private volatile boolean generating;
 
-    CompletionStream(EngineRequest request, TokenSink sink, ChunkDecoder decoder, Runnable onDone) {
+    CompletionStream(EngineRequest request, TokenSink sink, ChunkDecoder decoder, Runnable onEnd, Runnable onDone) {
         this.request = request;
         this.sink = sink;
         this.decoder = decoder;
+        this.onEnd = onEnd;
         this.onDone = onDone;
     }
 
@@ -228,7 +231,10 @@ final class CompletionStream implements RequestHandle {
     }
 
     private void end() {
-        done = true;
+        if (!done) {
+            done = true;
+            onEnd.run();
+        }
         if (subscription != null) {
             subscription.dispose();
         }

@@ -38,6 +38,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final Duration timeout;
     private ScheduledExecutorService scheduler;
     private volatile Runnable onRecovery = () -> { };
+    private volatile Runnable afterGoodRound = () -> { };
     private volatile EngineMetrics latest = EngineMetrics.UNKNOWN;
     private volatile boolean healthy;
     private final AtomicLong failedRoundsTotal = new AtomicLong();
@@ -76,6 +77,11 @@ public final class EngineMetricsScraper implements AutoCloseable {
      */
     public void onRecovery(Runnable action) {
         this.onRecovery = action;
+    }
+
+    /** Runs (on the scrape thread) after every round in which the engine answered health and metrics. */
+    public void afterGoodRound(Runnable action) {
+        this.afterGoodRound = action;
     }
 
     public EngineMetrics latest() {
@@ -133,6 +139,9 @@ public final class EngineMetricsScraper implements AutoCloseable {
         }
         if (recovered) {
             onRecovery.run();
+        }
+        if (problem == null) {
+            afterGoodRound.run();
         }
     }
 

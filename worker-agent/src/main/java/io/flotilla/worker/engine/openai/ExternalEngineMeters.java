@@ -52,6 +52,8 @@ public final class ExternalEngineMeters {
         untranslatable(registry, tags, kv, "missing_tokens", KvEventCounters::missingTokens);
         untranslatable(registry, tags, kv, "block_size_mismatch", KvEventCounters::blockSizeMismatch);
         untranslatable(registry, tags, kv, "lora", KvEventCounters::loraBlocks);
+        untranslatable(registry, tags, kv, "unscoped", KvEventCounters::unscopedBlocks);
+        untranslatable(registry, tags, kv, "opaque_keys", KvEventCounters::opaqueKeyBlocks);
         untranslatable(registry, tags, kv, "hash_conflict", KvEventCounters::hashConflicts);
         counter(registry, tags, kv, "unknown_removed", "Removed engine blocks that were not in the translated view",
                 KvEventCounters::unknownRemoved);

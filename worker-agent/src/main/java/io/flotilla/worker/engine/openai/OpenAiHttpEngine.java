@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.openai;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.engine.DeadlineExceededException;
 import io.flotilla.worker.engine.EngineException;
 import io.flotilla.worker.engine.EngineKvTransfer;
@@ -26,15 +27,33 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTransfer {
 
-    private OpenAiHttpEngine(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock, String name) {
-        super(settings, hasher, clock, name);
+    private OpenAiHttpEngine(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
+                             String name) {
+        super(settings, lora, hasher, clock, name);
     }
 
     /** An adapter for the engine server {@code settings} names, scraping it from now on. */
     public static OpenAiHttpEngine start(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock, String name) {
-        OpenAiHttpEngine engine = new OpenAiHttpEngine(settings, hasher, clock, name);
+        return start(settings, LoraSettings.NONE, hasher, clock, name);
+    }
+
+    /** As {@link #start(OpenAiEngineSettings, BlockHasher, Clock, String)}, loading LoRA adapters as {@code lora} says. */
+    public static OpenAiHttpEngine start(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
+                                         String name) {
+        OpenAiHttpEngine engine = new OpenAiHttpEngine(settings, lora, hasher, clock, name);
         engine.startScraping();
         return engine;
+    }
+
+    /**
+     * vLLM's {@code cache_salt} enters the first block's hash and every later block chains from it, so a
+     * salted request shares no block with another salt, public prefixes included; its KV events name the salt
+     * in the first block's {@code extra_keys}. An engine whose events carry no {@code extra_keys} (older vLLM)
+     * cannot show which salt a block has, so salted requests are refused from the first such event on.
+     */
+    @Override
+    public TenantIsolation tenantIsolation() {
+        return kvEventsShowSalts() ? TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS : TenantIsolation.TENANT_ISOLATION_NONE;
     }
 
     @Override
@@ -79,7 +98,8 @@ public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTran
         CompletionBody.validate(request);
         inFlight.refuseIfDraining();
         String body = CompletionBody.remotePrefill(settings.servedModel(), request, settings.returnTokenIds());
-        Mono<RemotePrefill> result = http.call(generatePath(), body, request.requestId()).map(OpenAiHttpEngine::remotePrefill);
+        Mono<RemotePrefill> result = withAdapter(request, http.call(generatePath(), body, request.requestId())
+                .map(OpenAiHttpEngine::remotePrefill));
         if (request.deadline() != null) {
             Duration left = Duration.between(clock.instant(), request.deadline());
             if (left.isNegative() || left.isZero()) {

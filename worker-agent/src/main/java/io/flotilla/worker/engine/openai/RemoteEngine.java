@@ -1,10 +1,12 @@
 package io.flotilla.worker.engine.openai;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.worker.engine.AdapterStatus;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
+import io.flotilla.worker.engine.InvalidRequestException;
 import io.flotilla.worker.engine.KvEventListener;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
@@ -16,6 +18,7 @@ import io.flotilla.worker.engine.vllm.VllmKvEventSubscriber;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -60,9 +63,16 @@ public abstract class RemoteEngine implements Engine {
     private final TimingLearner timings = new TimingLearner(TIMING_WINDOW, TIMING_MIN_SAMPLES);
     private final VllmKvEventFeed feed;
     private final VllmKvEventSubscriber subscriber;
+    /** The engine's LoRA adapters; null for an engine whose adapter serves none. */
+    private final LoraAdapters loras;
     private boolean subscribed;
 
     protected RemoteEngine(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock, String name) {
+        this(settings, null, hasher, clock, name);
+    }
+
+    /** @param lora the adapters it may load (vLLM), or null when the engine's API serves no LoRA adapter here */
+    protected RemoteEngine(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock, String name) {
         this.settings = settings;
         this.hasher = hasher;
         this.clock = clock;
@@ -72,6 +82,10 @@ public abstract class RemoteEngine implements Engine {
         Duration scrapeTimeout = Duration.ofMillis(Math.max(500, 4 * settings.scrapeInterval().toMillis()));
         this.scraper = new EngineMetricsScraper(http.control(), settings.resolve(settings.metricsPath()),
                 settings.resolve(settings.healthPath()), hasher.blockSize(), settings.unhealthyAfter(), scrapeTimeout);
+        this.loras = lora == null ? null : new LoraAdapters(http, settings.servedModel(), lora, name);
+        if (loras != null) {
+            scraper.afterGoodRound(loras::discover);
+        }
         if (settings.hasKvEvents()) {
             this.feed = new VllmKvEventFeed(hasher, kvCounters, FORGOTTEN_TRANSLATIONS);
             this.subscriber = new VllmKvEventSubscriber(settings.kvEvents(), settings.kvEventsReplay(),
@@ -106,6 +120,9 @@ public abstract class RemoteEngine implements Engine {
 
     /** Called on the scrape thread when the engine answers again after an outage (it may be a new process). */
     protected void onEngineRecovered() {
+        if (loras != null) {
+            loras.engineRestarted();
+        }
     }
 
     @Override
@@ -117,19 +134,78 @@ public abstract class RemoteEngine implements Engine {
     protected final RequestHandle submit(EngineRequest request, String kvTransferParams, TokenSink sink) {
         CompletionBody.validate(request);
         String body = streamBody(request, kvTransferParams);
-        CompletionStream stream = new CompletionStream(request, sink, decoder(request),
+        String adapter = request.scope().loraName();
+        Mono<Void> load = adapter.isEmpty() ? null : adapters(adapter).acquire(adapter);
+        Runnable releaseAdapter = adapter.isEmpty() ? () -> { } : () -> loras.release(adapter);
+        CompletionStream stream = new CompletionStream(request, sink, decoder(request), releaseAdapter,
                 () -> inFlight.finished(request.requestId()));
         long mark;
         int before;
-        synchronized (inFlight) {
-            before = inFlight.admit(request.requestId(), stream);
-            mark = inFlight.admissions();
+        try {
+            synchronized (inFlight) {
+                before = inFlight.admit(request.requestId(), stream);
+                mark = inFlight.admissions();
+            }
+        } catch (RuntimeException e) {
+            releaseAdapter.run();
+            throw e;
         }
-        stream.timeWith(new RequestClock(before == 0, () -> inFlight.admittedSince(mark) == 0,
+        if (request.scope().salted() && feed != null) {
+            feed.saltedRequestSent();
+        }
+        // a request that waits for an adapter load is no sample of the engine's prefill time
+        stream.timeWith(new RequestClock(before == 0 && load == null, () -> inFlight.admittedSince(mark) == 0,
                 () -> scraper.latest().kvUsage(), timings));
         Flux<String> data = http.stream(generatePath(), body, request.requestId());
+        if (load != null) {
+            data = load.thenMany(data);
+        }
         stream.start(data, request.deadline() == null ? null : Duration.between(clock.instant(), request.deadline()));
         return stream;
+    }
+
+    /**
+     * {@code call} after {@code request}'s adapter is loaded (at once without one), holding the adapter from
+     * subscription until the call ends (an unknown adapter fails the Mono); a salted request is noted for the
+     * KV event translation.
+     */
+    protected final <T> Mono<T> withAdapter(EngineRequest request, Mono<T> call) {
+        if (request.scope().salted() && feed != null) {
+            feed.saltedRequestSent();
+        }
+        String adapter = request.scope().loraName();
+        if (adapter.isEmpty()) {
+            return call;
+        }
+        return Mono.defer(() -> {
+            Mono<Void> load = adapters(adapter).acquire(adapter);
+            return (load == null ? call : load.then(call)).doFinally(signal -> loras.release(adapter));
+        });
+    }
+
+    private LoraAdapters adapters(String adapter) {
+        if (loras == null) {
+            throw new InvalidRequestException("unknown LoRA adapter '" + adapter + "': this worker's engine API serves"
+                    + " no LoRA adapter");
+        }
+        return loras;
+    }
+
+    @Override
+    public Optional<AdapterStatus> adapters() {
+        return loras == null ? Optional.empty() : Optional.of(loras.status());
+    }
+
+    @Override
+    public void setAdapterListener(Runnable changed) {
+        if (loras != null) {
+            loras.setListener(changed);
+        }
+    }
+
+    /** Whether the KV events (when there are any) can tell which tenant's salt each stored block was hashed with. */
+    protected final boolean kvEventsShowSalts() {
+        return feed == null || feed.saltsVisible();
     }
 
     @Override

@@ -1,8 +1,7 @@
 package io.flotilla.worker.engine.sim;
 
-import io.flotilla.protocol.hash.BlockHasher;
-
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -19,7 +18,8 @@ import java.util.List;
  *       the last token (it must be computed to sample), and prefills at most the remaining budget
  *       (a continuation's imported blocks are part of that prefix: it releases the references it
  *       held while waiting and takes them again, with no allocation in between);
- *       admission stops at the first sequence whose chunk cannot get blocks without preempting. When
+ *       admission stops at the first sequence whose chunk cannot get blocks without preempting. A
+ *       sequence whose LoRA adapter is not loaded yet ({@link AdapterTable}) is passed over until it is. When
  *       lower KV tiers hold the blocks after the resident prefix and onboarding them is cheaper than
  *       recomputing ({@link TierIntake}), the sequence is admitted with those blocks on their way in and
  *       its first chunk after them is planned in the same step, which then lasts at least the modeled
@@ -34,7 +34,7 @@ final class BatchPlanner {
 
     private final SimEngineConfig config;
     private final int blockSize;
-    private final BlockHasher hasher;
+    private final AdapterTable adapters;
     private final BlockPool pool;
     private final List<Sequence> running;
     private final Deque<Sequence> waiting;
@@ -42,11 +42,11 @@ final class BatchPlanner {
     private final TierIntake intake;
     private final io.flotilla.worker.kvbm.TierStats deviceStats;
 
-    BatchPlanner(SimEngineConfig config, BlockHasher hasher, BlockPool pool, List<Sequence> running,
+    BatchPlanner(SimEngineConfig config, AdapterTable adapters, BlockPool pool, List<Sequence> running,
                  Deque<Sequence> waiting, TierIntake intake, io.flotilla.worker.kvbm.TierStats deviceStats) {
         this.config = config;
         this.blockSize = config.blockSize();
-        this.hasher = hasher;
+        this.adapters = adapters;
         this.pool = pool;
         this.running = running;
         this.waiting = waiting;
@@ -112,12 +112,16 @@ final class BatchPlanner {
     }
 
     private void admitWaiting(StepPlan plan) {
-        while (!waiting.isEmpty() && running.size() < config.maxRunning() && plan.budgetLeft() > 0) {
-            Sequence seq = waiting.peekFirst();
+        Iterator<Sequence> queue = waiting.iterator();
+        while (queue.hasNext() && running.size() < config.maxRunning() && plan.budgetLeft() > 0) {
+            Sequence seq = queue.next();
+            if (!adapters.ready(seq.adapter, plan.nowMs())) {
+                continue; // its adapter is loading or waits for a slot; the requests behind it may run
+            }
             int matched = 0;
             int matchedCached = 0;
             for (int max = (seq.length - 1) / blockSize; matched < max; matched++) {
-                int slot = pool.lookup(seq.seqHash(matched, hasher));
+                int slot = pool.lookup(seq.seqHash(matched));
                 if (slot < 0) {
                     break;
                 }
@@ -131,7 +135,7 @@ final class BatchPlanner {
                 if (run.lower() + fresh > pool.availableBlocks() - matchedCached - intake.cachedInRun(seq, run)) {
                     return;
                 }
-                waiting.pollFirst();
+                queue.remove(); // not always the first: sequences waiting for an adapter are passed over
                 holdPrefix(seq, matched);
                 seq.state = Sequence.State.RUNNING;
                 running.add(seq);
@@ -153,7 +157,7 @@ final class BatchPlanner {
             if (needed > pool.availableBlocks() - matchedCached) {
                 return;
             }
-            waiting.pollFirst();
+            queue.remove();
             holdPrefix(seq, matched);
             for (int i = 0; i < needed; i++) {
                 seq.addSlot(pool.allocate());
@@ -174,7 +178,7 @@ final class BatchPlanner {
     private void holdPrefix(Sequence seq, int matched) {
         seq.releaseBlocks(pool); // a continuation's imported blocks, held while it waited; matched below
         for (int b = 0; b < matched; b++) {
-            long h = seq.seqHash(b, hasher);
+            long h = seq.seqHash(b);
             int slot = pool.lookup(h);
             pool.retain(slot);
             seq.addSlot(slot);

@@ -1,6 +1,6 @@
 package io.flotilla.worker.engine.sim;
 
-import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.KvBlockRef;
 
@@ -39,7 +39,7 @@ final class BlockImport {
      *
      * @throws EngineOverloadedException when the pool has too few free or evictable blocks
      */
-    static BlockImport reserve(BlockPool pool, BlockHasher hasher, int[] tokens, int blocks) {
+    static BlockImport reserve(BlockPool pool, ScopedHasher hasher, int[] tokens, int blocks) {
         long[] seq = new long[blocks];
         long[] local = new long[blocks];
         int[] slots = new int[blocks];
@@ -48,7 +48,7 @@ final class BlockImport {
         boolean prefix = true;
         for (int b = 0; b < blocks; b++) {
             local[b] = hasher.localHash(tokens, b);
-            seq[b] = b == 0 ? local[b] : hasher.chain(seq[b - 1], local[b]);
+            seq[b] = hasher.seqHash(b == 0 ? 0 : seq[b - 1], local[b], b);
             int slot = pool.lookup(seq[b]);
             if (slot >= 0) {
                 pool.retain(slot);

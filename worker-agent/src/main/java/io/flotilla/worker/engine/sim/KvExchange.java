@@ -37,7 +37,7 @@ final class KvExchange {
             throw new EngineUnavailableException("KV payloads are disabled on this engine; it cannot hand KV off");
         }
         EngineRequest one = new EngineRequest(request.requestId(), request.promptTokens(), 1, request.stopTokenIds(),
-                true, request.temperature(), request.seed(), request.deadline(), request.options());
+                true, request.temperature(), request.seed(), request.deadline(), request.options(), request.scope());
         s.checkAdmissible(one);
         Sequence seq = s.sequence(one, new PrefillTokens(sink), TokenSampler.streamSeed(request, s.config().seed()));
         seq.prefillSink = sink;
@@ -78,8 +78,8 @@ final class KvExchange {
         return s.enqueue(seq);
     }
 
-    /** Holds pool room for importing the first {@code blocks} full blocks of {@code tokens}. */
-    BlockImport beginImport(int[] tokens, int blocks) {
+    /** Holds pool room for importing the first {@code blocks} full blocks of {@code tokens}, hashed in {@code scope}. */
+    BlockImport beginImport(int[] tokens, io.flotilla.protocol.hash.KvScope scope, int blocks) {
         if (s.pool().payloads() == null) {
             throw new EngineUnavailableException("KV payloads are disabled on this engine; it cannot import KV");
         }
@@ -87,7 +87,7 @@ final class KvExchange {
             throw new InvalidRequestException(blocks + " blocks do not fit a prompt of " + tokens.length + " tokens");
         }
         try {
-            return BlockImport.reserve(s.pool(), s.hasher(), tokens, blocks);
+            return BlockImport.reserve(s.pool(), s.scoped(scope), tokens, blocks);
         } finally {
             s.flushEvents(); // evictions
         }

@@ -1,6 +1,5 @@
 package io.flotilla.worker.engine.sim;
 
-import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.worker.engine.KvBlockRef;
 import io.flotilla.worker.engine.KvPin;
 import io.flotilla.worker.engine.PrefilledKv;
@@ -25,15 +24,15 @@ final class PromptPin implements KvPin {
     }
 
     /** Pins {@code seq}'s full prompt blocks (all registered once its prefill completed) and describes them. */
-    static PrefilledKv pin(Sequence seq, BlockPool pool, BlockHasher hasher) {
-        int blocks = seq.promptLength / hasher.blockSize();
+    static PrefilledKv pin(Sequence seq, BlockPool pool, int blockSize) {
+        int blocks = seq.promptLength / blockSize;
         int[] slots = new int[blocks];
         List<KvBlockRef> refs = new ArrayList<>(blocks);
         for (int b = 0; b < blocks; b++) {
             int slot = seq.slot(b);
             pool.retain(slot);
             slots[b] = slot;
-            refs.add(pool.payloads().locate(slot, seq.seqHash(b, hasher)));
+            refs.add(pool.payloads().locate(slot, seq.seqHash(b)));
         }
         return new PrefilledKv(seq.id, seq.tokenAt(seq.promptLength), seq.streamSeed, seq.promptLength,
                 Math.max(0, seq.cachedTokens), refs, new PromptPin(pool, slots));

@@ -1,6 +1,8 @@
 package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.KvScope;
+import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.KvTier;
@@ -44,6 +46,10 @@ import java.util.Map;
  * pinned by a {@link PromptPin} instead of released, and continuations of requests prefilled
  * elsewhere, over blocks brought in by a {@link BlockImport}.
  *
+ * <p>Each request's blocks are hashed in its {@link KvScope} (LoRA adapter, tenant salt after its public
+ * prefix), so a prefix is only found resident for requests of the same scope, and every KV event is in
+ * that scope's namespace. LoRA adapters occupy {@link AdapterTable} slots.
+ *
  * <p>With lower KV tiers ({@link LowerTiers}, host memory and disk) every freshly registered block is
  * copied down off this thread, and a waiting sequence's prefix found there is onboarded when that is
  * cheaper than recomputing it ({@link TierIntake}). The tiers' events join this scheduler's batches.
@@ -56,6 +62,7 @@ public final class Scheduler {
     private final int blockSize;
     private final BlockHasher hasher;
     private final BlockPool pool;
+    private final AdapterTable adapters;
     private final KvEventListener eventListener;
     private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
     private final List<Sequence> running = new ArrayList<>();
@@ -110,11 +117,12 @@ public final class Scheduler {
                 flushEvents();
             });
             pool.setRegistrationHook(this::offload);
-            intake = new TierIntake(config, hasher, pool, tiers, deviceStats);
+            intake = new TierIntake(config, pool, tiers, deviceStats);
         } else {
             tiers = null;
         }
-        this.planner = new BatchPlanner(config, hasher, pool, running, waiting, intake, deviceStats);
+        this.adapters = new AdapterTable(config.adapters(), config.speedup());
+        this.planner = new BatchPlanner(config, adapters, pool, running, waiting, intake, deviceStats);
     }
 
     /**
@@ -147,11 +155,18 @@ public final class Scheduler {
         return enqueue(sequence(request, sink, TokenSampler.streamSeed(request, config.seed())));
     }
 
-    /** A new sequence with its sampler; throws {@link InvalidRequestException} for output the engine cannot write. */
+    /**
+     * A new sequence with its sampler, hashing its blocks in the request's scope; throws
+     * {@link InvalidRequestException} for output the engine cannot write.
+     */
     Sequence sequence(EngineRequest request, TokenSink sink, long streamSeed) {
-        Sequence seq = new Sequence(request, sink, streamSeed);
+        Sequence seq = new Sequence(request, sink, streamSeed, scoped(request.scope()));
         seq.sampler = replies.samplerFor(request, streamSeed);
         return seq;
+    }
+
+    ScopedHasher scoped(KvScope scope) {
+        return ScopedHasher.of(hasher, scope);
     }
 
     /** The sampling features this engine honours. */
@@ -162,6 +177,7 @@ public final class Scheduler {
     /** The checks every new request passes before it is queued. */
     void checkAdmissible(EngineRequest request) {
         RequestValidator.validate(request, config);
+        adapters.check(request.scope().loraName());
         String id = request.requestId();
         if (draining) {
             throw new EngineUnavailableException("engine is draining; request " + id + " not accepted");
@@ -175,6 +191,7 @@ public final class Scheduler {
     }
 
     RequestHandle enqueue(Sequence seq) {
+        adapters.retain(seq.adapter);
         waiting.addLast(seq);
         inFlight.put(seq.id, seq);
         return new Handle(seq);
@@ -239,7 +256,7 @@ public final class Scheduler {
                     seq.emitTokens(new int[] {token}, logprob == null ? null : new TokenLogprob[] {logprob});
                     FinishReason reason = finishReason(seq, token);
                     if (reason != null && !seq.sinkFailed) {
-                        PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, hasher);
+                        PrefilledKv pinned = seq.prefillSink == null ? null : PromptPin.pin(seq, pool, blockSize);
                         retire(seq);
                         finished.add(seq.id);
                         if (pinned != null) {
@@ -357,8 +374,9 @@ public final class Scheduler {
         return eventPosition;
     }
 
-    BlockHasher hasher() {
-        return hasher;
+    /** The LoRA slots; empty status when the engine serves no adapter. */
+    AdapterTable adapters() {
+        return adapters;
     }
 
     /** The pool, for inspection and KV transfer; mutate it only through the scheduler. */
@@ -404,8 +422,8 @@ public final class Scheduler {
     /** Registers the blocks that became full while computing tokens [before, after). */
     private void registerFullBlocks(Sequence seq, int before, int after) {
         for (int b = before / blockSize; b < after / blockSize; b++) {
-            long parent = b == 0 ? 0 : seq.seqHash(b - 1, hasher);
-            int held = pool.register(seq.slot(b), parent, seq.seqHash(b, hasher), seq.localHash(b, hasher));
+            long parent = b == 0 ? 0 : seq.seqHash(b - 1);
+            int held = pool.register(seq.slot(b), parent, seq.seqHash(b), seq.localHash(b));
             seq.replaceSlot(b, held);
         }
     }
@@ -450,6 +468,9 @@ public final class Scheduler {
     /** Releases a sequence's blocks and forgets it; the caller removes it from its queue. */
     private void retire(Sequence seq) {
         seq.releaseBlocks(pool);
+        if (seq.state != Sequence.State.FINISHED) {
+            adapters.release(seq.adapter);
+        }
         seq.onboarding = null;
         seq.state = Sequence.State.FINISHED;
         inFlight.remove(seq.id, seq);

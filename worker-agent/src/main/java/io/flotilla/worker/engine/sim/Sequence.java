@@ -1,6 +1,6 @@
 package io.flotilla.worker.engine.sim;
 
-import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.PrefillSink;
@@ -24,6 +24,9 @@ import java.util.Arrays;
  * ends after its first token by handing its pinned prompt blocks to that sink; a <i>continuation</i>
  * starts with its first token already generated elsewhere ({@link #continueFrom}) and, while it
  * waits, may hold references to imported prompt blocks, which admission releases and re-acquires.
+ *
+ * <p>Its blocks are hashed in its request's {@link io.flotilla.protocol.hash.KvScope} (adapter, tenant salt,
+ * public prefix), so they match only blocks of the same scope.
  */
 final class Sequence {
 
@@ -36,7 +39,10 @@ final class Sequence {
     final int promptLength;
     final long streamSeed;
     final long deadlineMs;
+    /** The LoRA adapter it runs on, "" for the base model. */
+    final String adapter;
     private final TokenSink sink;
+    private final ScopedHasher hasher;
 
     State state = State.WAITING;
     int[] tokens;
@@ -68,10 +74,12 @@ final class Sequence {
     private long[] localHashes = new long[0];
     private int hashedBlocks;
 
-    Sequence(EngineRequest request, TokenSink sink, long streamSeed) {
+    Sequence(EngineRequest request, TokenSink sink, long streamSeed, ScopedHasher hasher) {
         this.request = request;
         this.id = request.requestId();
+        this.adapter = request.scope().loraName();
         this.sink = sink;
+        this.hasher = hasher;
         this.streamSeed = streamSeed;
         this.promptLength = request.promptTokens().length;
         this.deadlineMs = request.deadline() == null ? Long.MAX_VALUE : request.deadline().toEpochMilli();
@@ -139,18 +147,18 @@ final class Sequence {
         generated++;
     }
 
-    /** seq_hash of full token block {@code block}, computed on first use. */
-    long seqHash(int block, BlockHasher hasher) {
-        ensureHashed(block + 1, hasher);
+    /** seq_hash of full token block {@code block} in the request's scope, computed on first use. */
+    long seqHash(int block) {
+        ensureHashed(block + 1);
         return seqHashes[block];
     }
 
-    long localHash(int block, BlockHasher hasher) {
-        ensureHashed(block + 1, hasher);
+    long localHash(int block) {
+        ensureHashed(block + 1);
         return localHashes[block];
     }
 
-    private void ensureHashed(int blocks, BlockHasher hasher) {
+    private void ensureHashed(int blocks) {
         if (blocks <= hashedBlocks) {
             return;
         }
@@ -165,7 +173,7 @@ final class Sequence {
         for (int b = hashedBlocks; b < blocks; b++) {
             long local = hasher.localHash(tokens, b);
             localHashes[b] = local;
-            seqHashes[b] = b == 0 ? local : hasher.chain(seqHashes[b - 1], local);
+            seqHashes[b] = hasher.seqHash(b == 0 ? 0 : seqHashes[b - 1], local, b);
         }
         hashedBlocks = blocks;
     }

@@ -26,11 +26,12 @@ import java.util.Objects;
  * @param timing           step timing coefficients
  * @param tiers            KV tiers below the device pool (host memory, disk); {@link TierSettings#OFF}
  *                         by default; they need KV payloads ({@code kvBytesPerBlock > 0})
+ * @param adapters         LoRA adapters, their slots and load time ({@link SimAdapters#NONE})
  */
 public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, int maxBatchTokens, int maxWaiting,
                               int maxContextTokens, int kvBytesPerBlock, double speedup, int vocabSize,
                               int eosTokenId, long seed, KvNamespace namespace, TimingModel timing,
-                              TierSettings tiers) {
+                              TierSettings tiers, SimAdapters adapters) {
 
     public static final int DEFAULT_BLOCK_SIZE = 16;
     public static final int DEFAULT_TOTAL_BLOCKS = 8192;
@@ -49,6 +50,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         if (tiers.enabled() && kvBytesPerBlock == 0) {
             throw new IllegalArgumentException("lower KV tiers move KV payloads: they need kvBytesPerBlock > 0");
         }
+        adapters = adapters == null ? SimAdapters.NONE : adapters;
         positive("blockSize", blockSize);
         positive("totalBlocks", totalBlocks);
         positive("maxRunning", maxRunning);
@@ -79,7 +81,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         return new Builder().blockSize(blockSize).totalBlocks(totalBlocks).maxRunning(maxRunning)
                 .maxBatchTokens(maxBatchTokens).maxWaiting(maxWaiting).maxContextTokens(maxContextTokens)
                 .kvBytesPerBlock(kvBytesPerBlock).speedup(speedup).vocabSize(vocabSize).eosTokenId(eosTokenId)
-                .seed(seed).namespace(namespace).timing(timing).tiers(tiers);
+                .seed(seed).namespace(namespace).timing(timing).tiers(tiers).adapters(adapters);
     }
 
     /** Tokens the whole pool can hold. */
@@ -109,6 +111,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         private KvNamespace namespace;
         private TimingModel timing = TimingModel.DEFAULT;
         private TierSettings tiers = TierSettings.OFF;
+        private SimAdapters adapters = SimAdapters.NONE;
 
         private Builder() {
         }
@@ -127,12 +130,13 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         public Builder namespace(KvNamespace v) { namespace = v; return this; }
         public Builder timing(TimingModel v) { timing = v; return this; }
         public Builder tiers(TierSettings v) { tiers = v; return this; }
+        public Builder adapters(SimAdapters v) { adapters = v; return this; }
 
         public SimEngineConfig build() {
             KvNamespace ns = namespace != null ? namespace
                     : KvNamespace.of("mock-model", "cl100k_base", KvNamespace.pagedLayout("bf16", blockSize));
             return new SimEngineConfig(blockSize, totalBlocks, maxRunning, maxBatchTokens, maxWaiting,
-                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing, tiers);
+                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing, tiers, adapters);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.sim;
 
+import io.flotilla.protocol.hash.KvScope;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.KvBlockRef;
 import io.flotilla.worker.engine.KvImport;
@@ -44,8 +45,8 @@ final class SimKvTransfer implements KvTransferSupport {
     }
 
     @Override
-    public KvImport beginImport(int[] promptTokens, int blocks) {
-        return new LockedImport(engine.withExchange(x -> x.beginImport(promptTokens, blocks)));
+    public KvImport beginImport(int[] promptTokens, KvScope scope, int blocks) {
+        return new LockedImport(engine.withExchange(x -> x.beginImport(promptTokens, scope, blocks)));
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.protocol.v1.TenantIsolation;
+import io.flotilla.worker.engine.AdapterStatus;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineRequest;
@@ -201,6 +203,25 @@ public final class SimulatedEngine implements Engine {
 
     /** Sets the listener and delivers what is pending at once (a restarted disk tier's blocks, as batch 1). */
     @Override
+    public Optional<AdapterStatus> adapters() {
+        return withScheduler(s -> s.adapters().enabled() ? Optional.of(s.adapters().status()) : Optional.empty());
+    }
+
+    @Override
+    public void setAdapterListener(Runnable changed) {
+        withScheduler(s -> {
+            s.adapters().setListener(changed);
+            return null;
+        });
+    }
+
+    /** Salts apply from the first block past the request's public prefix ({@link io.flotilla.protocol.hash.KvScope}). */
+    @Override
+    public TenantIsolation tenantIsolation() {
+        return TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX;
+    }
+
+    @Override
     public void setKvEventListener(KvEventListener listener) {
         lock.lock();
         try {
@@ -391,6 +412,11 @@ public final class SimulatedEngine implements Engine {
                 return false;
             }
             plan = scheduler.schedule(clock.millis());
+            if (plan.isEmpty()) {
+                // nothing could run (requests waiting for blocks or for an adapter load): the empty plan
+                // is completed at once, or the next schedule would find it outstanding
+                scheduler.complete(plan);
+            }
         } finally {
             lock.unlock();
         }

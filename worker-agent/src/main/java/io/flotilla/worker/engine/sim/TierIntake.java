@@ -1,6 +1,5 @@
 package io.flotilla.worker.engine.sim;
 
-import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.worker.kvbm.LowerTiers;
 import io.flotilla.worker.kvbm.Onboarding;
@@ -30,7 +29,6 @@ final class TierIntake {
 
     private final SimEngineConfig config;
     private final int blockSize;
-    private final BlockHasher hasher;
     private final BlockPool pool;
     private final LowerTiers tiers;
     private final TierStats deviceStats;
@@ -64,10 +62,9 @@ final class TierIntake {
         }
     }
 
-    TierIntake(SimEngineConfig config, BlockHasher hasher, BlockPool pool, LowerTiers tiers, TierStats deviceStats) {
+    TierIntake(SimEngineConfig config, BlockPool pool, LowerTiers tiers, TierStats deviceStats) {
         this.config = config;
         this.blockSize = config.blockSize();
-        this.hasher = hasher;
         this.pool = pool;
         this.tiers = tiers;
         this.deviceStats = deviceStats;
@@ -85,7 +82,7 @@ final class TierIntake {
         double[] cost = new double[found.length + 1];
         int n = 0;
         for (int b = deviceBlocks; b < maxBlocks; b++, n++) {
-            long h = seq.seqHash(b, hasher);
+            long h = seq.seqHash(b);
             KvTier t = pool.lookup(h) >= 0 ? KvTier.KV_TIER_DEVICE : tiers.locate(h);
             if (t == KvTier.KV_TIER_UNSPECIFIED) {
                 break;
@@ -119,7 +116,7 @@ final class TierIntake {
     int cachedInRun(Sequence seq, Run run) {
         int n = 0;
         for (int i = 0; i < run.blocks(); i++) {
-            if (run.tiers[i] == KvTier.KV_TIER_DEVICE && pool.isCached(pool.lookup(seq.seqHash(run.from + i, hasher)))) {
+            if (run.tiers[i] == KvTier.KV_TIER_DEVICE && pool.isCached(pool.lookup(seq.seqHash(run.from + i)))) {
                 n++;
             }
         }
@@ -140,7 +137,7 @@ final class TierIntake {
         int[] slots = new int[run.blocks()];
         for (int i = 0; i < run.blocks(); i++) { // retain first: the allocations below must not evict these
             if (run.tiers[i] == KvTier.KV_TIER_DEVICE) {
-                slots[i] = pool.lookup(seq.seqHash(run.from + i, hasher));
+                slots[i] = pool.lookup(seq.seqHash(run.from + i));
                 pool.retain(slots[i]);
             }
         }
@@ -153,7 +150,7 @@ final class TierIntake {
             int slot = pool.allocate();
             pool.retain(slot); // the copy's own reference
             slots[i] = slot;
-            hashes[j] = seq.seqHash(b, hasher);
+            hashes[j] = seq.seqHash(b);
             from[j] = run.tiers[i];
             into[j] = pool.payloads().block(slot);
             run.jobSlots[j] = slot;
@@ -180,8 +177,8 @@ final class TierIntake {
             int end = good < run.lowerBlocks.length ? run.lowerBlocks[good] : run.from + run.blocks();
             for (int j = 0; j < good; j++) {
                 int b = run.lowerBlocks[j];
-                int held = pool.registerImported(seq.slot(b), b == 0 ? 0 : seq.seqHash(b - 1, hasher),
-                        seq.seqHash(b, hasher), seq.localHash(b, hasher));
+                int held = pool.registerImported(seq.slot(b), b == 0 ? 0 : seq.seqHash(b - 1),
+                        seq.seqHash(b), seq.localHash(b));
                 seq.replaceSlot(b, held);
             }
             if (end < run.from + run.blocks()) {

@@ -16,6 +16,8 @@ public final class KvEventCounters {
     final LongAdder missingTokens = new LongAdder();
     final LongAdder blockSizeMismatch = new LongAdder();
     final LongAdder loraBlocks = new LongAdder();
+    final LongAdder unscopedBlocks = new LongAdder();
+    final LongAdder opaqueKeyBlocks = new LongAdder();
     final LongAdder unknownRemoved = new LongAdder();
     final LongAdder hashConflicts = new LongAdder();
     final LongAdder gapsRepaired = new LongAdder();
@@ -52,9 +54,22 @@ public final class KvEventCounters {
         return blockSizeMismatch.sum();
     }
 
-    /** Stored blocks skipped because they belong to a LoRA adapter (its name is not on the wire). */
+    /** Stored blocks skipped because they belong to a LoRA adapter whose name is not on the wire (older vLLM). */
     public long loraBlocks() {
         return loraBlocks.sum();
+    }
+
+    /**
+     * Stored root blocks skipped because the event does not tell their cache scope: no {@code extra_keys}
+     * while tenant-salted requests were sent, more than one candidate salt, or an adapter other than their parent's.
+     */
+    public long unscopedBlocks() {
+        return unscopedBlocks.sum();
+    }
+
+    /** Stored blocks skipped because vLLM hashed them with non-string extra keys (multimodal ids, prompt embeddings). */
+    public long opaqueKeyBlocks() {
+        return opaqueKeyBlocks.sum();
     }
 
     /** Removed block hashes that were not resident in the translated view. */
@@ -84,14 +99,16 @@ public final class KvEventCounters {
 
     /** Every block skipped for any reason. */
     public long untranslatable() {
-        return unknownParent() + missingTokens() + blockSizeMismatch() + loraBlocks() + hashConflicts();
+        return unknownParent() + missingTokens() + blockSizeMismatch() + loraBlocks() + hashConflicts() + unscopedBlocks()
+                + opaqueKeyBlocks();
     }
 
     @Override
     public String toString() {
         return "KvEventCounters[batches=" + batches() + ", undecodable=" + undecodable() + ", unknownTypes="
                 + unknownEventTypes() + ", unknownParent=" + unknownParent() + ", missingTokens=" + missingTokens()
-                + ", blockSizeMismatch=" + blockSizeMismatch() + ", lora=" + loraBlocks() + ", unknownRemoved="
+                + ", blockSizeMismatch=" + blockSizeMismatch() + ", lora=" + loraBlocks() + ", unscoped=" + unscopedBlocks()
+                + ", opaqueKeys=" + opaqueKeyBlocks() + ", unknownRemoved="
                 + unknownRemoved() + ", hashConflicts=" + hashConflicts() + ", gapsRepaired=" + gapsRepaired() + ", gapsUnrepaired=" + gapsUnrepaired()
                 + ", engineRestarts=" + engineRestarts() + "]";
     }

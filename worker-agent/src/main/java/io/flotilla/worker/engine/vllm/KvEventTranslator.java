@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.vllm;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.AllBlocksCleared;
 import io.flotilla.protocol.v1.BlockRemoved;
 import io.flotilla.protocol.v1.BlockStored;
@@ -22,6 +23,16 @@ import java.util.Map;
  * {@link BlockHasher} from the token ids every {@code BlockStored} carries, chained from the parent's
  * Flotilla seq hash; a mapping engine hash → (seq hash, local hash) lets removals translate.
  *
+ * <p>Cache scopes (adapter, tenant salt; docs/architecture.md "Block identity"). vLLM hashes an adapter's
+ * blocks with its name and a salted request's first block with its {@code cache_salt}, every later block
+ * chaining from it; its events carry {@code lora_name} and, per block, the {@code extra_keys} it hashed with.
+ * A root block is translated in the namespace of its adapter and of the salt among its first block's extra
+ * keys; a child in its parent's namespace. So every published seq hash is in the scope the gateway hashed
+ * the request in (vLLM salts every block: gateways send no public prefix to such workers). An event without
+ * {@code extra_keys} (older vLLM) cannot tell a salted root from a shared one: the translator then reports
+ * {@link #saltsVisible()} false (the worker refuses salted requests from then on) and, once a salted
+ * request was sent ({@link #saltedRequestSent()}), leaves such roots out rather than guess.
+ *
  * <p>Invariants:
  * <ul>
  *   <li>The events returned so far, replayed over an empty set per tier, give exactly
@@ -37,19 +48,32 @@ import java.util.Map;
  */
 public final class KvEventTranslator {
 
-    /** One engine hash's translation and how many engine copies hold it. */
+    /** One engine hash's translation, the namespace it was hashed in, and how many engine copies hold it. */
     private static final class Entry {
         final long seqHash;
         final long localHash;
+        final BlockHasher hasher;
         int copies = 1;
 
-        Entry(long seqHash, long localHash) {
+        Entry(long seqHash, long localHash, BlockHasher hasher) {
             this.seqHash = seqHash;
             this.localHash = localHash;
+            this.hasher = hasher;
         }
     }
 
+    private static final int SCOPES = 1024;
+
     private final BlockHasher hasher;
+    /** Hashers of the (adapter, salt) namespaces seen lately; the base namespace is {@link #hasher}. */
+    private final LinkedHashMap<String, BlockHasher> scopes = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, BlockHasher> eldest) {
+            return size() > SCOPES;
+        }
+    };
+    private volatile boolean saltsVisible = true;
+    private volatile boolean saltedRequestSent;
     private final KvEventCounters counters;
     private final Map<Long, Entry> live = new HashMap<>();
     /** Per tier (index = KvTier number): seq hash → engine copies on that tier's media. */
@@ -71,6 +95,19 @@ public final class KvEventTranslator {
                 return size() > forgottenCapacity;
             }
         };
+    }
+
+    /**
+     * False once the engine sent a stored block without {@code extra_keys}: its events cannot tell which
+     * tenant's salt a block was hashed with, so tenant-salted requests must not be sent to it.
+     */
+    public boolean saltsVisible() {
+        return saltsVisible;
+    }
+
+    /** A tenant-salted request went to the engine: from now on a root block of unknown scope is left out. */
+    public void saltedRequestSent() {
+        saltedRequestSent = true;
     }
 
     /** The Flotilla events for one engine batch, in engine order; empty when nothing visible changed. */
@@ -142,7 +179,7 @@ public final class KvEventTranslator {
         if (n == 0) {
             return;
         }
-        if (s.loraId() != null) {
+        if (s.loraId() != null && s.loraName() == null) {
             counters.loraBlocks.add(n);
             return;
         }
@@ -156,20 +193,37 @@ public final class KvEventTranslator {
         }
         boolean root = s.parentBlockHash() == null;
         long prev = 0;
-        if (!root) {
+        String lora = s.loraName() == null ? "" : s.loraName();
+        BlockHasher scoped;
+        if (root) {
+            scoped = rootScope(s, lora);
+            if (scoped == null) {
+                counters.unscopedBlocks.add(n);
+                return;
+            }
+        } else {
             Entry parent = lookup(s.parentBlockHash());
             if (parent == null) {
                 counters.unknownParent.add(n);
                 return;
             }
+            if (!parent.hasher.namespace().loraName().equals(lora)) {
+                counters.unscopedBlocks.add(n);
+                return;
+            }
             prev = parent.seqHash;
+            scoped = parent.hasher;
         }
         KvTier tier = tier(s.medium());
         BlockStored.Builder group = null;
         for (int i = 0; i < n; i++) {
-            long local = hasher.localHash(s.tokenIds(), i);
-            long seq = i == 0 && root ? local : hasher.chain(prev, local);
-            if (hold(engineHashes[i], seq, local) && addResident(tier, seq)) {
+            if (s.keysOf(i).opaque()) { // multimodal ids or embeddings: the tokens alone do not name the block
+                counters.opaqueKeyBlocks.add(n - i);
+                break;
+            }
+            long local = scoped.localHash(s.tokenIds(), i);
+            long seq = i == 0 && root ? local : scoped.chain(prev, local);
+            if (hold(engineHashes[i], seq, local, scoped) && addResident(tier, seq)) {
                 if (group == null) {
                     group = BlockStored.newBuilder().setParentSeqHash(i == 0 && root ? 0 : prev).setTier(tier);
                 }
@@ -210,12 +264,40 @@ public final class KvEventTranslator {
         }
     }
 
+    /**
+     * The namespace of a root block: its adapter's, salted with the string among its first block's extra keys
+     * that is not the adapter name (vLLM puts the adapter name first and the request's cache_salt after any
+     * multimodal keys). Null when the event cannot tell.
+     */
+    private BlockHasher rootScope(VllmKvEvent.BlockStored s, String lora) {
+        if (s.extraKeys() == null) {
+            saltsVisible = false;
+            return saltedRequestSent ? null : scope(lora, "");
+        }
+        List<String> keys = s.keysOf(0).strings();
+        int from = !lora.isEmpty() && !keys.isEmpty() && keys.get(0).equals(lora) ? 1 : 0;
+        if (keys.size() - from > 1) {
+            return null;
+        }
+        return scope(lora, keys.size() > from ? keys.get(from) : "");
+    }
+
+    private BlockHasher scope(String lora, String salt) {
+        if (lora.isEmpty() && salt.isEmpty()) {
+            return hasher;
+        }
+        return scopes.computeIfAbsent(lora + "\0" + salt, k -> {
+            KvNamespace ns = hasher.namespace().withLoraName(lora).withTenantSalt(salt);
+            return new BlockHasher(ns, hasher.blockSize());
+        });
+    }
+
     /** Records one more engine copy of {@code engineHash}; false when the hash stands for other tokens. */
-    private boolean hold(long engineHash, long seq, long local) {
+    private boolean hold(long engineHash, long seq, long local, BlockHasher scoped) {
         Entry e = live.get(engineHash);
         if (e == null) {
             forgotten.remove(engineHash);
-            live.put(engineHash, new Entry(seq, local));
+            live.put(engineHash, new Entry(seq, local, scoped));
             return true;
         }
         if (e.seqHash != seq) {

@@ -19,7 +19,7 @@ import java.util.Map;
  * <ul>
  *   <li>positional arrays ({@code array_like=True}): batch {@code [ts, events, data_parallel_rank?]},
  *       event {@code ["BlockStored", block_hashes, parent_block_hash, token_ids, block_size, lora_id,
- *       medium, ...]}, {@code ["BlockRemoved", block_hashes, medium]}, {@code ["AllBlocksCleared"]};
+ *       medium, lora_name, extra_keys, ...]}, {@code ["BlockRemoved", block_hashes, medium]}, {@code ["AllBlocksCleared"]};
  *       trailing fields equal to their defaults may be missing;</li>
  *   <li>maps keyed by field name with the class name under {@code "type"}; fields equal to their
  *       defaults may be missing and unknown fields are ignored.</li>
@@ -101,7 +101,8 @@ public final class VllmEventDecoder {
             String type = a.get(0).asStringValue().asString();
             return switch (type) {
                 case "BlockStored" -> new VllmKvEvent.BlockStored(hashes(at(a, 1)), optHash(at(a, 2)), tokens(at(a, 3)),
-                        optIntOr(at(a, 4), 0), optInt(at(a, 5)), optString(at(a, 6)));
+                        optIntOr(at(a, 4), 0), optInt(at(a, 5)), optString(at(a, 6)), optString(at(a, 7)),
+                        extraKeys(at(a, 8)));
                 case "BlockRemoved" -> new VllmKvEvent.BlockRemoved(hashes(at(a, 1)), optString(at(a, 2)));
                 case "AllBlocksCleared" -> new VllmKvEvent.AllBlocksCleared();
                 default -> new VllmKvEvent.Unknown(type);
@@ -117,7 +118,8 @@ public final class VllmEventDecoder {
             return switch (type) {
                 case "BlockStored" -> new VllmKvEvent.BlockStored(hashes(field(m, "block_hashes")),
                         optHash(field(m, "parent_block_hash")), tokens(field(m, "token_ids")),
-                        optIntOr(field(m, "block_size"), 0), optInt(field(m, "lora_id")), optString(field(m, "medium")));
+                        optIntOr(field(m, "block_size"), 0), optInt(field(m, "lora_id")), optString(field(m, "medium")),
+                        optString(field(m, "lora_name")), extraKeys(field(m, "extra_keys")));
                 case "BlockRemoved" -> new VllmKvEvent.BlockRemoved(hashes(field(m, "block_hashes")),
                         optString(field(m, "medium")));
                 case "AllBlocksCleared" -> new VllmKvEvent.AllBlocksCleared();
@@ -173,6 +175,37 @@ public final class VllmEventDecoder {
         int[] out = new int[a.size()];
         for (int i = 0; i < out.length; i++) {
             out[i] = a.get(i).asIntegerValue().toInt();
+        }
+        return out;
+    }
+
+    /** {@code extra_keys}: null when absent or nil; else one entry per block (nil: no keys). */
+    private static List<VllmKvEvent.ExtraKeys> extraKeys(Value v) {
+        if (v == null || v.isNilValue()) {
+            return null;
+        }
+        if (!v.isArrayValue()) {
+            throw new FormatException("extra_keys is a " + v.getValueType());
+        }
+        List<VllmKvEvent.ExtraKeys> out = new ArrayList<>(v.asArrayValue().size());
+        for (Value block : v.asArrayValue()) {
+            if (block.isNilValue()) {
+                out.add(VllmKvEvent.ExtraKeys.NONE);
+                continue;
+            }
+            if (!block.isArrayValue()) {
+                throw new FormatException("an extra_keys entry is a " + block.getValueType());
+            }
+            List<String> strings = new ArrayList<>();
+            boolean opaque = false;
+            for (Value key : block.asArrayValue()) {
+                if (key.isStringValue()) {
+                    strings.add(key.asStringValue().asString());
+                } else {
+                    opaque = true;
+                }
+            }
+            out.add(new VllmKvEvent.ExtraKeys(strings, opaque));
         }
         return out;
     }

@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.vllm;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One KV cache event as vLLM publishes it ({@code vllm.distributed.kv_events}), decoded but not yet
@@ -21,16 +22,33 @@ public sealed interface VllmKvEvent {
      * @param blockSize       tokens per block as the engine counts them
      * @param loraId          LoRA adapter id, or null for the base model
      * @param medium          where the blocks live ("GPU", "CPU", ...), or null for the GPU
+     * @param loraName        LoRA adapter name (newer vLLM), or null for the base model or an engine that
+     *                        does not send it
+     * @param extraKeys       the extra keys vLLM hashed each block with (adapter name, the request's
+     *                        {@code cache_salt} on its first block, multimodal ids), one entry per block; null
+     *                        when the engine does not send them (vLLM before {@code extra_keys} joined the event)
      */
     record BlockStored(long[] blockHashes, Long parentBlockHash, int[] tokenIds, int blockSize, Integer loraId,
-                       String medium) implements VllmKvEvent {
+                       String medium, String loraName, List<ExtraKeys> extraKeys) implements VllmKvEvent {
+
+        /** An event of an engine that sends neither adapter names nor extra keys. */
+        public BlockStored(long[] blockHashes, Long parentBlockHash, int[] tokenIds, int blockSize, Integer loraId,
+                           String medium) {
+            this(blockHashes, parentBlockHash, tokenIds, blockSize, loraId, medium, null, null);
+        }
+
+        /** The extra keys of block {@code i} of the event ({@link ExtraKeys#NONE} when it has none). */
+        public ExtraKeys keysOf(int i) {
+            return extraKeys == null || i >= extraKeys.size() ? ExtraKeys.NONE : extraKeys.get(i);
+        }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof BlockStored s && Arrays.equals(blockHashes, s.blockHashes)
                     && java.util.Objects.equals(parentBlockHash, s.parentBlockHash) && Arrays.equals(tokenIds, s.tokenIds)
                     && blockSize == s.blockSize && java.util.Objects.equals(loraId, s.loraId)
-                    && java.util.Objects.equals(medium, s.medium);
+                    && java.util.Objects.equals(medium, s.medium) && java.util.Objects.equals(loraName, s.loraName)
+                    && java.util.Objects.equals(extraKeys, s.extraKeys);
         }
 
         @Override
@@ -42,7 +60,22 @@ public sealed interface VllmKvEvent {
         public String toString() {
             return "BlockStored[hashes=" + hexList(blockHashes) + ", parent="
                     + (parentBlockHash == null ? "none" : Long.toHexString(parentBlockHash)) + ", tokens="
-                    + tokenIds.length + ", blockSize=" + blockSize + ", lora=" + loraId + ", medium=" + medium + "]";
+                    + tokenIds.length + ", blockSize=" + blockSize + ", lora=" + loraId + ", medium=" + medium
+                    + (loraName == null ? "" : ", loraName=" + loraName) + (extraKeys == null ? "" : ", extraKeys=" + extraKeys)
+                    + "]";
+        }
+    }
+
+    /**
+     * One block's extra keys as Flotilla reads them: its string keys in order (an adapter name, a cache
+     * salt) and whether it also had keys of other types (multimodal item ids, prompt-embedding digests),
+     * whose effect on the engine's hash Flotilla cannot reproduce from token ids.
+     */
+    record ExtraKeys(List<String> strings, boolean opaque) {
+        public static final ExtraKeys NONE = new ExtraKeys(List.of(), false);
+
+        public ExtraKeys {
+            strings = List.copyOf(strings);
         }
     }
 

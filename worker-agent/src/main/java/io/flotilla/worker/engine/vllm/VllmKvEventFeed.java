@@ -58,6 +58,16 @@ public final class VllmKvEventFeed {
         deliver(translator.reset());
     }
 
+    /** See {@link KvEventTranslator#saltsVisible()}. */
+    public boolean saltsVisible() {
+        return translator.saltsVisible();
+    }
+
+    /** See {@link KvEventTranslator#saltedRequestSent()}. */
+    public void saltedRequestSent() {
+        translator.saltedRequestSent();
+    }
+
     /** The translated resident set and the position of the last batch it includes. */
     public synchronized ResidentBlocks residentBlocks() {
         return new ResidentBlocks(position, translator.residentSeqHashes(),

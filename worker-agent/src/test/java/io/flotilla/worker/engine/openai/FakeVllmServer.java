@@ -115,7 +115,54 @@ public final class FakeVllmServer implements AutoCloseable {
             cacheResets.incrementAndGet();
             reply(ex, 200, "application/json", "");
         });
+        server.createContext("/v1/models", this::models);
+        server.createContext("/v1/load_lora_adapter", this::loadLora);
+        server.createContext("/v1/unload_lora_adapter", this::unloadLora);
         server.start();
+    }
+
+    /** LoRA adapters loaded in the fake engine (name → path), as {@code /v1/models} lists them. */
+    final java.util.Map<String, String> loras = new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** {@code lora_name} of every load and unload call, in order ("+name", "-name"). */
+    final List<String> loraCalls = new CopyOnWriteArrayList<>();
+    /** The base model /v1/models lists and adapters name as their parent. */
+    volatile String servedModel = "served-model";
+    volatile long loraLoadDelayMs;
+
+    /** vLLM's model list: the base model, then each LoRA module with {@code parent} and {@code root} (its path). */
+    private void models(HttpExchange ex) throws IOException {
+        var root = JSON.createObjectNode().put("object", "list");
+        var data = root.putArray("data");
+        data.addObject().put("id", servedModel).put("object", "model").put("root", servedModel).putNull("parent");
+        loras.forEach((name, path) -> data.addObject().put("id", name).put("object", "model").put("root", path)
+                .put("parent", servedModel));
+        reply(ex, 200, "application/json", root.toString());
+    }
+
+    /** {@code POST /v1/load_lora_adapter {"lora_name", "lora_path"}}: 400 when it is loaded already, as vLLM answers. */
+    private void loadLora(HttpExchange ex) throws IOException {
+        JsonNode req = JSON.readTree(ex.getRequestBody().readAllBytes());
+        String name = req.path("lora_name").asString();
+        loraCalls.add("+" + name);
+        if (loras.containsKey(name)) {
+            reply(ex, 400, "application/json", "{\"object\":\"error\",\"message\":\"The lora adapter '" + name
+                    + "' has already been loaded.\",\"type\":\"InvalidUserInput\",\"code\":400}");
+            return;
+        }
+        try {
+            Thread.sleep(loraLoadDelayMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        loras.put(name, req.path("lora_path").asString());
+        reply(ex, 200, "text/plain", "Success: LoRA adapter '" + name + "' added successfully.");
+    }
+
+    private void unloadLora(HttpExchange ex) throws IOException {
+        String name = JSON.readTree(ex.getRequestBody().readAllBytes()).path("lora_name").asString();
+        loraCalls.add("-" + name);
+        loras.remove(name);
+        reply(ex, 200, "text/plain", "Success: LoRA adapter '" + name + "' removed successfully.");
     }
 
     public String url() {

@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.sim;
 
+import io.flotilla.protocol.hash.KvScope;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
@@ -92,7 +93,7 @@ class KvHandoffSimTest {
                 .containsExactly(Arrays.stream(SimTesting.seqHashes(CONFIG, prompt)).boxed().toArray(Long[]::new));
         assertThat(prefill.engine.load().activeKvBlocks()).as("pinned after the request ended").isEqualTo(4);
 
-        KvImport imported = decode.kv.beginImport(prompt, kv.blocks().size());
+        KvImport imported = decode.kv.beginImport(prompt, KvScope.SHARED, kv.blocks().size());
         assertThat(imported.residentTokens()).isZero();
         copy(kv, imported);
         assertThat(imported.firstCorruptBlock()).isEqualTo(-1);
@@ -128,7 +129,7 @@ class KvHandoffSimTest {
         decode.run(); // blocks 0 and 1 resident on the decoder
 
         PrefilledKv kv = prefill(SimTesting.request("r", prompt, 3));
-        KvImport imported = decode.kv.beginImport(prompt, kv.blocks().size());
+        KvImport imported = decode.kv.beginImport(prompt, KvScope.SHARED, kv.blocks().size());
         assertThat(imported.residentTokens()).isEqualTo(8);
         assertThat(imported.toFetch()).extracting(KvBlockRef::seqHash)
                 .containsExactly(kv.blocks().get(2).seqHash(), kv.blocks().get(3).seqHash());
@@ -144,7 +145,7 @@ class KvHandoffSimTest {
         PrefilledKv kv = prefill(SimTesting.request("r", prompt, 3));
         long position = decode.replay.position;
 
-        KvImport imported = decode.kv.beginImport(prompt, 3);
+        KvImport imported = decode.kv.beginImport(prompt, KvScope.SHARED, 3);
         copy(kv, imported);
         ByteBuffer second = decode.bytes(imported.toFetch().get(1));
         second.put(17, (byte) (second.get(17) ^ 1));
@@ -163,7 +164,7 @@ class KvHandoffSimTest {
         int[] prompt = prompt(8, 4);
         EngineRequest oneToken = SimTesting.request("r", prompt, 1);
         PrefilledKv kv = prefill(oneToken);
-        KvImport imported = decode.kv.beginImport(prompt, 2);
+        KvImport imported = decode.kv.beginImport(prompt, KvScope.SHARED, 2);
         copy(kv, imported);
         imported.commit();
 
@@ -192,7 +193,7 @@ class KvHandoffSimTest {
     @Test
     void anImportThatDoesNotFitHoldsNothing() {
         int[] prompt = prompt(4 * 65, 6); // 65 blocks, the pool has 64
-        assertThatThrownBy(() -> decode.kv.beginImport(prompt, 65)).isInstanceOf(EngineOverloadedException.class);
+        assertThatThrownBy(() -> decode.kv.beginImport(prompt, KvScope.SHARED, 65)).isInstanceOf(EngineOverloadedException.class);
         assertThat(decode.engine.load().activeKvBlocks()).isZero();
         assertThat(decode.breaches()).isEmpty();
     }

@@ -109,13 +109,17 @@ class VllmEventDecoderTest {
     @Test
     void newerFieldsAreIgnoredAndUnknownEventsAreKept() {
         List<Object> withExtras = new java.util.ArrayList<>(storedArray(hashes(1), null, new int[]{1, 2}, 2, null, "GPU", false));
-        withExtras.add("adapter-name"); // a field a newer engine appends
+        withExtras.add("adapter-name"); // lora_name
+        withExtras.add(null); // extra_keys
+        withExtras.add("a field a newer engine appends");
         var map = new java.util.LinkedHashMap<>(storedMap(hashes(1), null, new int[]{1, 2}, 2, null, null));
         map.put("extra_keys", List.of());
         byte[] wire = batchArray(0, List.of(withExtras, map, List.of("BlockPinned", hashes(1))), null);
         List<VllmKvEvent> events = decode(wire).events();
-        assertThat(events.get(0)).isEqualTo(new VllmKvEvent.BlockStored(new long[]{1}, null, new int[]{1, 2}, 2, null, "GPU"));
-        assertThat(events.get(1)).isEqualTo(new VllmKvEvent.BlockStored(new long[]{1}, null, new int[]{1, 2}, 2, null, null));
+        assertThat(events.get(0)).isEqualTo(new VllmKvEvent.BlockStored(new long[]{1}, null, new int[]{1, 2}, 2, null, "GPU",
+                "adapter-name", null));
+        assertThat(events.get(1)).isEqualTo(new VllmKvEvent.BlockStored(new long[]{1}, null, new int[]{1, 2}, 2, null, null,
+                null, List.of()));
         assertThat(events.get(2)).isEqualTo(new VllmKvEvent.Unknown("BlockPinned"));
     }
 

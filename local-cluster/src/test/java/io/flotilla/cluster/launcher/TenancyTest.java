@@ -1,0 +1,52 @@
+package io.flotilla.cluster.launcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TenancyTest {
+
+    private static ServiceSpec spec(String name) {
+        return new ServiceSpec(name, name, Map.of(), 1, List.of("--server.port=1"), "64m");
+    }
+
+    @Test
+    void theGatewayGetsTheModelsSharingPublicPrefixesKeysAndSecretAndWorkersTheAdapters() {
+        Tenancy t = Tenancy.parse("tenant", List.of("You are helpful."), List.of("sk-a"), List.of("sql", "chat=/loras/chat"),
+                2, 250);
+        assertThat(t.saltSecret()).hasSize(32);
+        assertThat(t.apply(spec("gateway"), "m/1").args()).contains("--server.port=1",
+                "--flotilla.gateway.models[m/1].prefix-sharing=tenant",
+                "--flotilla.gateway.models[m/1].public-prefixes[0]=You are helpful.",
+                "--flotilla.gateway.auth.api-keys[0]=sk-a",
+                "--flotilla.gateway.prefix-isolation.salt-secret=" + t.saltSecret());
+        assertThat(t.apply(spec("worker-0"), "m/1").args()).contains("--flotilla.worker.lora.max-loaded=2",
+                "--flotilla.worker.lora.load-ms=250.0", "--flotilla.worker.lora.adapters[0]=chat",
+                "--flotilla.worker.lora.adapters[1]=sql", "--flotilla.worker.lora.paths[chat]=/loras/chat");
+        assertThat(t.apply(spec("router"), "m/1").args()).containsExactly("--server.port=1");
+        assertThat(Tenancy.parse(null, null, null, null, 4, 500).saltSecret())
+                .as("a fresh secret per up").isNotEqualTo(t.saltSecret());
+    }
+
+    @Test
+    void itRoundTripsThroughTheClusterStateSoLaterWorkersMatch() throws Exception {
+        ClusterState state = ClusterState.load(java.nio.file.Files.createTempDirectory("tenancy-"));
+        Tenancy t = Tenancy.parse("tenant", List.of("p"), List.of("k"), List.of("sql"), 3, 10);
+        t.save(state);
+        assertThat(Tenancy.load(state)).isEqualTo(t);
+        assertThat(Tenancy.load(ClusterState.load(java.nio.file.Files.createTempDirectory("none-")))).isEqualTo(Tenancy.NONE);
+    }
+
+    @Test
+    void badFlagsAreOneLineErrors() {
+        assertThatThrownBy(() -> Tenancy.parse("private", null, null, null, 4, 500))
+                .isInstanceOf(LauncherException.class).hasMessageContaining("--prefix-sharing");
+        assertThatThrownBy(() -> Tenancy.parse(null, null, null, List.of("bad name"), 4, 500))
+                .hasMessageContaining("--lora");
+        assertThatThrownBy(() -> Tenancy.parse(null, null, null, null, 0, 500)).hasMessageContaining("--lora-slots");
+    }
+}

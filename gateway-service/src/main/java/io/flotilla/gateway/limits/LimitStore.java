@@ -111,10 +111,20 @@ public final class LimitStore implements AutoCloseable {
 
     /** Runs {@code action} with the connection now if there is one, and after every (re)connect. */
     void onConnect(Consumer<StatefulRedisConnection<String, byte[]>> action) {
-        onConnect.add(action);
-        StatefulRedisConnection<String, byte[]> c = connection;
-        if (c != null) {
-            action.accept(c);
+        synchronized (onConnect) { // with connected(): every action sees every connection, before calls may use it
+            onConnect.add(action);
+            StatefulRedisConnection<String, byte[]> c = connection;
+            if (c != null) {
+                action.accept(c);
+            }
+        }
+    }
+
+    /** Runs the connect actions on {@code c}, then lets calls use it: up() is true only once they ran. */
+    private void connected(StatefulRedisConnection<String, byte[]> c) {
+        synchronized (onConnect) {
+            onConnect.forEach(a -> a.accept(c));
+            connection = c;
         }
     }
 
@@ -205,14 +215,13 @@ public final class LimitStore implements AutoCloseable {
                 public void onRedisConnected(io.lettuce.core.RedisChannelHandler<?, ?> connection,
                                              java.net.SocketAddress socketAddress) {
                     log.info("limits store {} reconnected", socketAddress);
-                    onConnect.forEach(a -> a.accept(c));
+                    connected(c);
                 }
             });
             subscriptions.keySet().forEach(ch -> p.async().subscribe(ch));
             pubsub = p;
-            connection = c;
+            connected(c);
             log.info("limits store {}:{} connected: limits are shared by every gateway", uri.getHost(), uri.getPort());
-            onConnect.forEach(a -> a.accept(c));
         } catch (RuntimeException e) {
             lastError = String.valueOf(e.getMessage());
             log.warn("limits store {}:{} unreachable ({}); limits are counted by this gateway alone until it answers",

@@ -89,15 +89,19 @@ public final class RequestRouter implements AutoCloseable {
         long start = System.nanoTime();
         RoutingRequest request = RoutingRequest.fromProto(proto);
         RoutingPolicy p = policy;
-        if (p.requires().contains(Signal.KV_OVERLAP) && request.seqHashes().length > 0) {
+        if (!p.requires().contains(Signal.KV_OVERLAP)) {
+            done.accept(decide(request, p, null, start));
+        } else if (request.seqHashes().length == 0) {
+            // a prompt shorter than one block: no worker holds any of it, which is the indexer's answer
+            // without asking (a KV decision, not a degraded kv_approx one)
+            done.accept(decide(request, p, Map.of(), start));
+        } else {
             indexer.findMatches(request.model(), request.blockSize(), request.seqHashes(), matches -> {
                 if (matches.isEmpty()) {
                     metrics.indexerError();
                 }
                 done.accept(decide(request, p, matches.orElse(null), start));
             });
-        } else {
-            done.accept(decide(request, p, null, start));
         }
     }
 

@@ -100,6 +100,9 @@ class RouterWithClusterKafkaTest {
             assertThat(get(routerMgmt)).contains("\"mode\":\"round-robin\"").contains("\"state\":\"ready\"");
 
             post(routerMgmt, "{\"mode\": \"kv\"}");
+            assertThat(route(stub, "shorter-than-a-block", new int[]{1, 2, 3}, true).getModeUsed())
+                    .as("nothing to look up is the indexer's answer, not a degraded decision")
+                    .isEqualTo(RoutingMode.ROUTING_MODE_KV);
             String metrics = get(routerMgmt, "/actuator/prometheus");
             assertThat(metrics).contains("mode=\"kv\"}")
                     .contains("flotilla_router_decision_seconds_count").contains("flotilla_router_overlap_blocks_count")

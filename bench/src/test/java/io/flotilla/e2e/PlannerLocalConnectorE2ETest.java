@@ -67,8 +67,8 @@ class PlannerLocalConnectorE2ETest {
         Path root = Path.of("").toAbsolutePath().getParent();
         cluster = new LocalCluster(root, System.out);
         PlannerOptions planner = PlannerOptions.parse("local", "2s", List.of(
-                "ready-time=10s", "aggregated.max=2", "scaling.up-cooldown=2s", "scaling.down-cooldown=4s",
-                "scaling.min-stable=4s", "scaling.idle-after=8s"));
+                "ready-time=10s", "aggregated.max=2", "scaling.up-cooldown=2s", "scaling.min-hold=4s",
+                "scaling.idle-after=8s"));
         started = cluster.up(1, 0, 0, "kv", null, 0.25, planner, Duration.ofSeconds(240));
         membership = new TopicTailer<>("planner-e2e", ProtoProducers.plaintext("127.0.0.1:" + Ports.KAFKA), Topics.WORKERS.name(),
                 new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),

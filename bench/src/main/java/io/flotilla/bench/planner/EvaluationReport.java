@@ -36,7 +36,32 @@ public final class EvaluationReport {
         }
     }
 
+    /** Traces with more phases than this get a row per {@link #WINDOW_S} instead of one per phase. */
+    static final int MAX_PHASE_ROWS = 12;
+    static final double WINDOW_S = 30;
+
     private EvaluationReport() {
+    }
+
+    /** {from s, to s, from rate, to rate} of each phase. */
+    private static List<double[]> phaseWindows(List<BurstyTrace.Phase> phases) {
+        List<double[]> out = new ArrayList<>();
+        double start = 0;
+        for (BurstyTrace.Phase p : phases) {
+            out.add(new double[] {start, start + p.seconds(), p.fromRate(), p.toRate()});
+            start += p.seconds();
+        }
+        return out;
+    }
+
+    /** Windows of {@link #WINDOW_S} over the phases' length. */
+    private static List<double[]> fixedWindows(List<BurstyTrace.Phase> phases) {
+        double total = phases.stream().mapToDouble(BurstyTrace.Phase::seconds).sum();
+        List<double[]> out = new ArrayList<>();
+        for (double start = 0; start < total; start += WINDOW_S) {
+            out.add(new double[] {start, Math.min(total, start + WINDOW_S), 0, 0});
+        }
+        return out;
     }
 
     static String renderDirs(Map<String, Path> dirs, String baseline, double ttftMs, double itlMs,
@@ -74,23 +99,23 @@ public final class EvaluationReport {
                     ws, baseWs > 0 ? pct(ws / baseWs) : "—"));
         }
         if (!phases.isEmpty()) {
-            b.append("\nSLO attainment per phase of the trace:\n\n| phase |");
+            boolean byPhase = phases.size() <= MAX_PHASE_ROWS;
+            b.append(byPhase ? "\nSLO attainment per phase of the trace:\n\n| phase |"
+                    : "\nSLO attainment per " + fmt(WINDOW_S) + " s of the trace:\n\n| window |");
             runs.keySet().forEach(n -> b.append(' ').append(n).append(" |"));
             b.append("\n|---|");
             runs.keySet().forEach(n -> b.append("---:|"));
             b.append('\n');
-            double start = 0;
-            for (BurstyTrace.Phase p : phases) {
-                double from = start * 1000 - phaseOffsetMs;
-                double to = (start + p.seconds()) * 1000 - phaseOffsetMs;
-                b.append(String.format(Locale.ROOT, "| %.0f–%.0f s, %s req/s |", start, start + p.seconds(),
-                        p.fromRate() == p.toRate() ? fmt(p.fromRate()) : fmt(p.fromRate()) + "→" + fmt(p.toRate())));
+            for (double[] w : byPhase ? phaseWindows(phases) : fixedWindows(phases)) {
+                double from = w[0] * 1000 - phaseOffsetMs;
+                double to = w[1] * 1000 - phaseOffsetMs;
+                b.append(String.format(Locale.ROOT, "| %.0f–%.0f s", w[0], w[1]));
+                b.append(byPhase ? ", " + (w[2] == w[3] ? fmt(w[2]) : fmt(w[2]) + "→" + fmt(w[3])) + " req/s |" : " |");
                 for (Run r : runs.values()) {
                     List<Request> in = r.requests().stream().filter(q -> q.scheduledMs() >= from && q.scheduledMs() < to).toList();
                     b.append(' ').append(in.isEmpty() ? "—" : pct(attainment(in, ttftMs, itlMs)) + " of " + in.size()).append(" |");
                 }
                 b.append('\n');
-                start += p.seconds();
             }
         }
         b.append("\nLive workers every ").append(fmt(base.workers().path("series_step_s").asDouble())).append(" s:\n\n");
@@ -183,11 +208,11 @@ public final class EvaluationReport {
         return rows;
     }
 
-    private static String pct(double v) {
+    static String pct(double v) {
         return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.1f%%", v * 100);
     }
 
-    private static String fmt(double v) {
+    static String fmt(double v) {
         if (Double.isNaN(v)) {
             return "—";
         }

@@ -26,16 +26,21 @@ import java.util.concurrent.Callable;
 /**
  * The planner evaluation's tools (bench/planner-eval.sh runs them):
  * <ul>
- *   <li>{@code trace}: writes a seeded bursty Mooncake trace ({@link BurstyTrace});</li>
+ *   <li>{@code trace}: writes a seeded bursty Mooncake trace ({@link BurstyTrace}) from phases or a named
+ *       shape ({@link TrafficShapes}); {@code shapes} lists the shapes;</li>
+ *   <li>{@code azure-sample}, {@code azure-cut}: traces in the Azure LLM inference layout ({@link AzureTraces});</li>
  *   <li>{@code workers}: reads the cluster's membership from Kafka and writes {@code workers.json} for a
  *       bench run directory: worker-seconds over the run ({@link WorkerTimeline});</li>
  *   <li>{@code report}: one markdown table of SLO attainment and worker-seconds for several runs
- *       ({@link EvaluationReport}).</li>
+ *       ({@link EvaluationReport});</li>
+ *   <li>{@code suite-report}: one table for the whole suite, every shape against its peak-sized static pool,
+ *       with the spread ({@link SuiteReport}).</li>
  * </ul>
  */
 @Command(name = "planner-eval", mixinStandardHelpOptions = true, usageHelpWidth = 120,
-        subcommands = {PlannerEvalCli.Trace.class, PlannerEvalCli.Workers.class, PlannerEvalCli.Report.class},
-        description = "Tools of the planner evaluation: bursty trace, worker-seconds from membership, report.")
+        subcommands = {PlannerEvalCli.Trace.class, PlannerEvalCli.Shapes.class, AzureCommands.Sample.class, AzureCommands.Cut.class,
+                PlannerEvalCli.Workers.class, PlannerEvalCli.Report.class, SuiteReport.Command.class},
+        description = "Tools of the planner evaluation: traces, worker-seconds from membership, reports.")
 public final class PlannerEvalCli implements Runnable {
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -51,9 +56,11 @@ public final class PlannerEvalCli implements Runnable {
 
     @Command(name = "trace", description = "Write a seeded bursty trace (Mooncake JSONL) for bin/flotilla bench --trace.")
     static final class Trace implements Callable<Integer> {
-        @Option(names = "--phases", required = true,
+        @Option(names = "--phases",
                 description = "Comma-separated DURATION@RATE or DURATION@FROM-TO (linear ramp), e.g. 90s@0.5,45s@0.5-10,90s@10.")
         String phases;
+        @Option(names = "--shape", description = "A named shape of the suite instead of --phases (see: planner-eval shapes).")
+        String shape;
         @Option(names = "--isl", defaultValue = "2000", description = "Mean prompt tokens (default ${DEFAULT-VALUE}).")
         int isl;
         @Option(names = "--osl", defaultValue = "64", description = "Mean output tokens (default ${DEFAULT-VALUE}).")
@@ -62,22 +69,46 @@ public final class PlannerEvalCli implements Runnable {
         double jitter;
         @Option(names = "--block-tokens", defaultValue = "512", description = "Tokens per hash id; pass the same --trace-block-size to bench (default ${DEFAULT-VALUE}).")
         int blockTokens;
-        @Option(names = "--seed", defaultValue = "9", description = "Seed (default ${DEFAULT-VALUE}).")
-        long seed;
+        @Option(names = "--seed", description = "Seed (default: the shape's, or 9).")
+        Long seed;
         @Option(names = "--out", required = true, description = "Trace file to write.")
         Path out;
 
         @Override
         public Integer call() throws IOException {
-            List<BurstyTrace.Phase> ps = BurstyTrace.parsePhases(phases);
-            List<BurstyTrace.Row> rows = BurstyTrace.generate(ps, isl, osl, jitter, blockTokens, seed);
+            if ((phases == null) == (shape == null)) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "give exactly one of --phases and --shape");
+            }
+            TrafficShapes.Shape named = shape == null ? null : TrafficShapes.named(shape);
+            List<BurstyTrace.Phase> ps = named != null ? named.phases() : BurstyTrace.parsePhases(phases);
+            long s = seed != null ? seed : named != null ? named.seed() : 9;
+            List<BurstyTrace.Row> rows = BurstyTrace.generate(ps, isl, osl, jitter, blockTokens, s);
             try (Writer w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
                 BurstyTrace.write(rows, w);
             }
             double seconds = ps.stream().mapToDouble(BurstyTrace.Phase::seconds).sum();
             double peak = ps.stream().mapToDouble(p -> Math.max(p.fromRate(), p.toRate())).max().orElse(0);
-            System.out.printf(Locale.ROOT, "%d requests over %.0f s (mean %.2f req/s, peak %.2f req/s) → %s%n",
-                    rows.size(), seconds, rows.size() / seconds, peak, out);
+            System.out.printf(Locale.ROOT, "%d requests over %.0f s (mean %.2f req/s, peak %.2f req/s, seed %d) → %s%n",
+                    rows.size(), seconds, rows.size() / seconds, peak, s, out);
+            return 0;
+        }
+    }
+
+    @Command(name = "shapes", description = "List the suite's traffic shapes: name, length, peak rate, what it is.")
+    static final class Shapes implements Callable<Integer> {
+        @Option(names = "--names", description = "Only the names, one a line (for scripts).")
+        boolean names;
+
+        @Override
+        public Integer call() {
+            for (TrafficShapes.Shape s : TrafficShapes.all().values()) {
+                if (names) {
+                    System.out.println(s.name());
+                } else {
+                    System.out.printf(Locale.ROOT, "%-15s %4.0f s  peak %4.1f req/s  seed %-3d %s%n", s.name(), s.seconds(), s.peakRate(),
+                            s.seed(), s.description());
+                }
+            }
             return 0;
         }
     }
@@ -160,6 +191,8 @@ public final class PlannerEvalCli implements Runnable {
         double itlMs;
         @Option(names = "--phases", description = "The trace's phases (as for trace), for attainment per phase.")
         String phases;
+        @Option(names = "--shape", description = "The trace's named shape, for attainment per phase (instead of --phases).")
+        String shape;
         @Option(names = "--trace", description = "The trace file: its first timestamp aligns the phases with the replay.")
         Path trace;
         @Option(names = "--out", description = "Markdown file to write (default: standard output).")
@@ -175,8 +208,9 @@ public final class PlannerEvalCli implements Runnable {
                 }
                 dirs.put(r.substring(0, eq), Path.of(r.substring(eq + 1)));
             }
-            List<BurstyTrace.Phase> ps = phases == null ? List.of() : BurstyTrace.parsePhases(phases);
-            double offsetMs = trace == null ? 0 : firstTimestampMs(trace);
+            List<BurstyTrace.Phase> ps = shape != null ? TrafficShapes.named(shape).phases()
+                    : phases == null ? List.of() : BurstyTrace.parsePhases(phases);
+            double offsetMs = trace == null || ps.isEmpty() ? 0 : firstTimestampMs(trace);
             String md = EvaluationReport.renderDirs(dirs, baseline, ttftMs, itlMs, ps, offsetMs);
             if (out == null) {
                 System.out.print(md);

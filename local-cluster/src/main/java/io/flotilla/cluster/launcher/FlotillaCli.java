@@ -73,7 +73,7 @@ public final class FlotillaCli {
                 description = "Planning interval: 500ms, 5s, 2m or seconds (default: the planner's, 30s).")
         String plannerInterval;
         @Option(names = "--planner-opt", paramLabel = "KEY=VALUE",
-                description = "Any other flotilla.planner setting, e.g. scaling.min-stable=20s or aggregated.max=4 (repeatable).")
+                description = "Any other flotilla.planner setting, e.g. scaling.min-hold=20s or aggregated.max=4 (repeatable).")
         List<String> plannerOpts = new java.util.ArrayList<>();
         @Option(names = "--engine", defaultValue = "sim",
                 description = "Engine of every worker: sim (built-in simulation), openai-http (an external vLLM server per worker, OpenAI API) or sglang (an external SGLang server per worker, native /generate API); default ${DEFAULT-VALUE}.")

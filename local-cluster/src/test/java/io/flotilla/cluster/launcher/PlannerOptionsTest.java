@@ -30,12 +30,12 @@ class PlannerOptionsTest {
     @Test
     void localConnectorIntervalAndSettingsBecomePlannerArguments() {
         PlannerOptions options = PlannerOptions.parse("local", "5s",
-                List.of("scaling.min-stable=20s", "flotilla.planner.aggregated.max=4"));
+                List.of("scaling.min-hold=20s", "flotilla.planner.aggregated.max=4"));
         ClusterLayout layout = new ClusterLayout(1, 0, 0, "kv", "k:9092", STATE, 2.0);
         assertThat(plannerArgs(layout, options)).containsExactly("--spring.kafka.bootstrap-servers=k:9092",
                 "--server.port=8084", "--flotilla.planner.model=flotilla-sim", "--flotilla.planner.connector=local",
                 "--flotilla.planner.sim-speedup=2.0",
-                "--flotilla.planner.interval=5000ms", "--flotilla.planner.scaling.min-stable=20s",
+                "--flotilla.planner.interval=5000ms", "--flotilla.planner.scaling.min-hold=20s",
                 "--flotilla.planner.aggregated.max=4");
     }
 

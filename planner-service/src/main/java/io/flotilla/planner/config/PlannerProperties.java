@@ -1,26 +1,47 @@
 package io.flotilla.planner.config;
 
+import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.plan.PlannerConfig;
+import io.flotilla.planner.predict.PredictorSettings;
 import jakarta.validation.Valid;
+import jakarta.validation.Validation;
+import jakarta.validation.ValidatorFactory;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
+import org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.validation.annotation.Validated;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
- * Planner settings (planner-service/README.md explains the algorithm behind each).
+ * Planner settings (planner-service/README.md explains the algorithm behind each): the one place they
+ * and their defaults are stated. {@link #toConfig} turns them into the algorithm's {@link PlannerConfig};
+ * {@link #bind} binds and validates a map of them outside Spring (tests, simulations), with these
+ * defaults for everything the map leaves out. A key under {@code flotilla.planner} that names no setting
+ * is an error, not a silent no-op.
  *
  * @param connector     how decisions are applied: shadow (record only), local or kubernetes
  * @param namespace     Kubernetes namespace of the worker Deployments (kubernetes connector)
  * @param mode          aggregated (one pool of aggregated workers) or disaggregated (prefill and decode pools)
  * @param model         the model whose pools are planned (requests, workers and decisions of other models are ignored)
  * @param interval      planning interval: one observation and one decision per interval
- * @param readyTime     how long a new worker takes to become READY; the planner sizes for the load expected then
+ * @param readyTime     how long a new worker takes to become READY: the planner sizes for the load expected then,
+ *                      and a restart costs that much worker time (the break-even time of scale-down)
  * @param learnReadyTime replace {@code readyTime} by the cold start measured from the planner's own scale-ups
  *                      (the longest of the last five), once one has completed
  * @param ttftTarget    time-to-first-token target
@@ -38,10 +59,11 @@ import java.time.Duration;
  * @param aggregated    aggregated pool bounds
  * @param predictor     load predictor
  * @param correction    correction factors
- * @param scaling       thresholds, cooldowns and hold-offs
+ * @param scaling       thresholds, cooldown, the break-even scale-down rule and hold-offs
+ * @param seasonality   period detection on the request rate and the seasonal forecast
  */
 @Validated
-@ConfigurationProperties("flotilla.planner")
+@ConfigurationProperties(prefix = PlannerProperties.PREFIX, ignoreUnknownFields = false)
 public record PlannerProperties(
         @DefaultValue("shadow") @Pattern(regexp = "shadow|local|kubernetes") String connector,
         @DefaultValue("flotilla") @NotBlank String namespace,
@@ -65,7 +87,10 @@ public record PlannerProperties(
         @DefaultValue @Valid Aggregated aggregated,
         @DefaultValue @Valid Predictor predictor,
         @DefaultValue @Valid Correction correction,
-        @DefaultValue @Valid Scaling scaling) {
+        @DefaultValue @Valid Scaling scaling,
+        @DefaultValue @Valid Seasonality seasonality) {
+
+    public static final String PREFIX = "flotilla.planner";
 
     /**
      * @param min  fewest replicas (0 allowed: without prefill workers decode workers prefill themselves)
@@ -138,12 +163,15 @@ public record PlannerProperties(
     }
 
     /**
-     * @param upThreshold   scale up when the needed replicas exceed target × this
-     * @param downThreshold scale down only when the need fits in (target − 1) × this
+     * @param upThreshold   scale up when the need exceeds target × this
+     * @param downThreshold replica k is needed while the need exceeds (k − 1) × this (the hysteresis band)
      * @param upCooldown    least time after a change before a scale-up
-     * @param downCooldown  least time after a change before a scale-down
-     * @param minStable     how long the scale-down condition must hold without a break
-     * @param maxDownStep   most replicas removed per decision
+     * @param restartCost   break-even time = this × the cold start (measured, or ready-time): an unneeded replica
+     *                      is kept that long before it is released
+     * @param minHold       shortest time an unneeded replica is kept, whatever the cold start
+     * @param trust         how far a detected period shortens the hold, in [0, 1): with λ = 1 − trust, an unneeded
+     *                      replica is kept λ × break-even when the seasonal forecast has its idle spell outlast the
+     *                      break-even time, else the break-even time; 0 ignores the period
      * @param idleAfter     with no requests for this long every pool goes to its minimum
      * @param manualHoldOff how long replicas changed by hand are kept before planning resumes from them
      * @param kvPressure    decode KV usage at or above which the decode-serving pool gets one more replica
@@ -151,11 +179,69 @@ public record PlannerProperties(
     public record Scaling(@DefaultValue("1.0") @DecimalMin("0") double upThreshold,
                           @DefaultValue("0.8") @DecimalMin("0") @DecimalMax("1") double downThreshold,
                           @DefaultValue("30s") Duration upCooldown,
-                          @DefaultValue("120s") Duration downCooldown,
-                          @DefaultValue("180s") Duration minStable,
-                          @DefaultValue("1") @Min(1) int maxDownStep,
+                          @DefaultValue("1.0") @DecimalMin("0") double restartCost,
+                          @DefaultValue("60s") Duration minHold,
+                          @DefaultValue("0.5") @DecimalMin("0") @DecimalMax(value = "1", inclusive = false) double trust,
                           @DefaultValue("5m") Duration idleAfter,
                           @DefaultValue("10m") Duration manualHoldOff,
                           @DefaultValue("0.95") @DecimalMin("0") double kvPressure) {
+    }
+
+    /**
+     * @param enabled        look for a period in the request rate; when one is found, forecast with it too
+     * @param minPeriod      shortest period looked for
+     * @param maxPeriod      longest period looked for; (seasons + 1) × this of history is kept
+     * @param minCorrelation autocorrelation at the period needed to count it as found
+     * @param seasons        past periods averaged into the seasonal forecast
+     */
+    public record Seasonality(@DefaultValue("true") boolean enabled,
+                              @DefaultValue("2m") Duration minPeriod,
+                              @DefaultValue("1d") Duration maxPeriod,
+                              @DefaultValue("0.6") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double minCorrelation,
+                              @DefaultValue("3") @Min(1) int seasons) {
+    }
+
+    /** The algorithm's configuration; a setting that contradicts another (min above max, …) fails here with its name. */
+    public PlannerConfig toConfig() {
+        Map<Pool, PlannerConfig.Limits> limits = new EnumMap<>(Pool.class);
+        try {
+            limits.put(Pool.PREFILL, new PlannerConfig.Limits(prefill.min(), prefill.max(), prefill.gpus()));
+            limits.put(Pool.DECODE, new PlannerConfig.Limits(decode.min(), decode.max(), decode.gpus()));
+            limits.put(Pool.AGGREGATED, new PlannerConfig.Limits(aggregated.min(), aggregated.max(), aggregated.gpus()));
+            Predictor pr = predictor;
+            return new PlannerConfig(model, PlannerConfig.poolsOf("disaggregated".equals(mode)), interval, readyTime, learnReadyTime,
+                    ttftTarget.toNanos() / 1e6, itlTarget.toNanos() / 1e6, headroom, limits, gpuBudget,
+                    new PredictorSettings(pr.kind(), pr.warmup(), pr.window(), pr.alpha(), pr.beta(), pr.gamma(), pr.damping(), pr.season()),
+                    new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError(), pr.errorMinRequests()),
+                    new PlannerConfig.CorrectionSettings(correction.min(), correction.max(), correction.smoothing(), correction.minSamples()),
+                    new PlannerConfig.Scaling(scaling.upThreshold(), scaling.downThreshold(), scaling.upCooldown(),
+                            scaling.restartCost(), scaling.minHold(), scaling.trust(), scaling.idleAfter(), scaling.manualHoldOff(),
+                            scaling.kvPressure()),
+                    new PlannerConfig.Seasonality(seasonality.enabled(), seasonality.minPeriod(), seasonality.maxPeriod(),
+                            seasonality.minCorrelation(), seasonality.seasons()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(PREFIX + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The defaults: what an empty configuration binds to. */
+    public static PlannerProperties defaults() {
+        return bind(Map.of());
+    }
+
+    /**
+     * Binds {@code settings} (keys below {@code flotilla.planner}, e.g. {@code scaling.min-hold} → {@code "10s"})
+     * as Spring would, with the same conversions, defaults and validation; an unknown key fails.
+     */
+    public static PlannerProperties bind(Map<String, ?> settings) {
+        Map<String, Object> source = new LinkedHashMap<>();
+        settings.forEach((k, v) -> source.put(PREFIX + "." + k, String.valueOf(v)));
+        try (ValidatorFactory factory = Validation.byDefaultProvider().configure()
+                .messageInterpolator(new ParameterMessageInterpolator()).buildValidatorFactory()) {
+            BindHandler handler = new ValidationBindHandler(new NoUnboundElementsBindHandler(BindHandler.DEFAULT),
+                    new SpringValidatorAdapter(factory.getValidator()));
+            return new Binder(new MapConfigurationPropertySource(source))
+                    .bindOrCreate(PREFIX, Bindable.of(PlannerProperties.class), handler);
+        }
     }
 }

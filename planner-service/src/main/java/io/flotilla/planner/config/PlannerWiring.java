@@ -7,14 +7,11 @@ import io.flotilla.planner.connector.LocalConnector;
 import io.flotilla.planner.connector.ProcessRunner;
 import io.flotilla.planner.connector.ScalingConnector;
 import io.flotilla.planner.connector.ShadowConnector;
-import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.model.PerformanceModel;
 import io.flotilla.planner.model.PerformanceProfile;
 import io.flotilla.planner.model.ProfileJson;
 import io.flotilla.planner.model.SimulatedEngineProfile;
 import io.flotilla.planner.plan.Planner;
-import io.flotilla.planner.plan.PlannerConfig;
-import io.flotilla.planner.predict.PredictorSettings;
 import io.flotilla.planner.service.DecisionHistory;
 import io.flotilla.planner.service.KafkaDecisionSink;
 import io.flotilla.planner.service.ObservationFeed;
@@ -43,7 +40,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -80,27 +76,7 @@ class PlannerWiring {
 
     @Bean
     Planner planner(PlannerProperties p, PerformanceModel model) {
-        return new Planner(plannerConfig(p), model);
-    }
-
-    /** PlannerProperties → the algorithm's own configuration. */
-    static PlannerConfig plannerConfig(PlannerProperties p) {
-        Map<Pool, PlannerConfig.Limits> limits = new EnumMap<>(Pool.class);
-        limits.put(Pool.PREFILL, new PlannerConfig.Limits(p.prefill().min(), p.prefill().max(), p.prefill().gpus()));
-        limits.put(Pool.DECODE, new PlannerConfig.Limits(p.decode().min(), p.decode().max(), p.decode().gpus()));
-        limits.put(Pool.AGGREGATED, new PlannerConfig.Limits(p.aggregated().min(), p.aggregated().max(), p.aggregated().gpus()));
-        PlannerProperties.Predictor pr = p.predictor();
-        PlannerProperties.Correction c = p.correction();
-        PlannerProperties.Scaling s = p.scaling();
-        return new PlannerConfig(p.model(), PlannerConfig.poolsOf("disaggregated".equals(p.mode())), p.interval(),
-                p.readyTime(), p.ttftTarget().toNanos() / 1e6, p.itlTarget().toNanos() / 1e6, p.headroom(), limits,
-                p.gpuBudget(),
-                new PredictorSettings(pr.kind(), pr.warmup(), pr.window(), pr.alpha(), pr.beta(), pr.gamma(), pr.damping(), pr.season()),
-                new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError(), pr.errorMinRequests()),
-                new PlannerConfig.CorrectionSettings(c.min(), c.max(), c.smoothing(), c.minSamples()),
-                new PlannerConfig.Scaling(s.upThreshold(), s.downThreshold(), s.upCooldown(), s.downCooldown(),
-                        s.minStable(), s.maxDownStep(), s.idleAfter(), s.manualHoldOff(), s.kvPressure()),
-                p.learnReadyTime());
+        return new Planner(p.toConfig(), model);
     }
 
     @Bean(destroyMethod = "close")

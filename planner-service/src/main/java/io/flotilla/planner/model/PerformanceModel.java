@@ -54,12 +54,37 @@ public final class PerformanceModel {
         return profile.decodeItlMs().value(Math.max(1, context), Math.max(1, concurrency));
     }
 
-    public Capacity prefillCapacity(double isl, double ttftTargetMs) {
+    /** μ(isl): the most prompt tokens/s one replica prefills, over the profile's concurrencies. */
+    public double prefillPeakTokensPerSecond(double isl) {
         double tokens = Math.max(1, isl);
         double peak = 0;
         for (double c : profile.prefillTtftMs().ys()) {
             peak = Math.max(peak, c * tokens * 1000 / ttftMs(tokens, c));
         }
+        return peak;
+    }
+
+    /**
+     * ITL of {@code concurrency} sequences of {@code context} tokens on a replica that also prefills prompts
+     * of {@code isl} uncached tokens at {@code promptTokensPerSecond} (an aggregated worker). A step that
+     * prefills holds every decoding sequence for the prompt's prefill, s = TTFT(isl, 1), and gives each one
+     * token; the replica spends ρ = min(0.95, promptTokensPerSecond / μ(isl)) of its time in such steps. A
+     * sequence's token rate is then (1 − ρ) / ITL(context, c) + ρ / max(ITL(context, c), s), and the ITL its
+     * inverse. With no prefill it is ITL(context, c).
+     */
+    public double aggregatedItlMs(double context, double concurrency, double isl, double promptTokensPerSecond) {
+        double decode = itlMs(context, concurrency);
+        if (!(promptTokensPerSecond > 0) || !(isl > 0)) {
+            return decode;
+        }
+        double rho = Math.min(0.95, promptTokensPerSecond / prefillPeakTokensPerSecond(isl));
+        double mixed = Math.max(decode, ttftMs(isl, 1));
+        return 1 / ((1 - rho) / decode + rho / mixed);
+    }
+
+    public Capacity prefillCapacity(double isl, double ttftTargetMs) {
+        double tokens = Math.max(1, isl);
+        double peak = prefillPeakTokensPerSecond(tokens);
         double unloaded = ttftMs(tokens, 1);
         double service = 1000 * tokens / peak;
         double rho = MIN_UTILISATION;
@@ -78,6 +103,23 @@ public final class PerformanceModel {
         double c = largestMeeting(itlTargetMs, cMax, x -> itlMs(ctx, x));
         double latency = itlMs(ctx, c);
         return new Capacity(c * 1000 / latency, c, latency, itlMs(ctx, 1) <= itlTargetMs);
+    }
+
+    /**
+     * Decode throughput of one replica that spends {@code prefillShare} (ρ) of its time in steps prefilling
+     * prompts of {@code isl} uncached tokens, at an ITL target for what its sequences see
+     * ({@link #aggregatedItlMs}): the decode-only target x with (1 − ρ)/x + ρ/max(x, s) = 1/target, s =
+     * TTFT(isl, 1). When a prompt's prefill step is no longer than the target, x = target (a step that
+     * prefills is no slower than the target allows); otherwise x = (1 − ρ) / (1/target − ρ/s) &lt; target.
+     */
+    public Capacity decodeCapacityBesidePrefill(double context, double itlTargetMs, double isl, double prefillShare) {
+        double step = ttftMs(Math.max(1, isl), 1);
+        double rho = Math.max(0, Math.min(0.95, prefillShare));
+        double target = itlTargetMs;
+        if (step > itlTargetMs && rho > 0) {
+            target = (1 - rho) / (1 / itlTargetMs - rho / step);
+        }
+        return decodeCapacity(context, target);
     }
 
     private static double largestMeeting(double target, double cMax, java.util.function.DoubleUnaryOperator latency) {

@@ -6,10 +6,7 @@ import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.core.PoolCounts;
 import io.flotilla.planner.model.CorrectionFactors;
 import io.flotilla.planner.model.PerformanceModel;
-import io.flotilla.planner.predict.LoadPredictor;
-import io.flotilla.planner.predict.PredictionError;
-import io.flotilla.protocol.v1.PlannerDecision;
-import io.flotilla.protocol.v1.PoolObservation;
+import io.flotilla.planner.predict.PeriodDetector;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -18,47 +15,36 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The SLA planner: {@link #plan} takes the interval that just ended and returns the decision
- * (observed, predicted, targets, reason). It never applies anything: a connector does, afterwards.
- * No I/O and no clock; its state (predictor history, correction factors, per-pool stabiliser memory)
- * changes only in {@code plan}, so a sequence of views and instants always gives the same decisions.
- * Not thread-safe: one planning thread calls it.
+ * ({@link ScalingDecision}: observed, predicted, targets, reason). It never applies anything: the loop
+ * hands the targets to a connector afterwards. No I/O and no clock; its state (forecasts, correction
+ * factors, cold starts, per-pool stabiliser memory) changes only in {@code plan}, so a sequence of views
+ * and instants always gives the same decisions. Not thread-safe: one planning thread calls it.
  *
- * <p>Per call: score last interval's forecasts (sMAPE), feed the predictors and correction factors,
- * complete the scale-ups whose replicas are READY ({@link ColdStart}), forecast the horizon (lookahead:
- * the measured cold start, or the configured ready time), size every pool ({@link ReplicaPlanner}), add one replica to a pool
- * under pressure (decode KV usage ≥ kvPressure; prefill backlog per replica longer than the TTFT target
- * to clear), clamp to [min, max], fit the GPU budget ({@link GpuBudget}), stabilise ({@link ScaleStabilizer}),
- * then trim scale-ups that no longer fit the budget because a scale-down is still held.
+ * <p>Per call: score last interval's forecasts, feed the predictors, the period detector and the
+ * correction factors ({@link LoadForecast}), complete the scale-ups whose replicas are READY
+ * ({@link ColdStart}), forecast the horizon (lookahead: the cold start), size every pool
+ * ({@link ReplicaPlanner}), add one replica to a pool under pressure (decode KV usage ≥ kvPressure;
+ * prefill backlog per replica longer than the TTFT target to clear), clamp to [min, max], fit the GPU
+ * budget ({@link GpuBudget}), stabilise with the break-even rule priced by the cold start
+ * ({@link ScaleStabilizer}), then trim scale-ups that no longer fit the budget because a scale-down is
+ * still held.
  */
 public final class Planner {
-
-    /** What the last plan saw and decided, for metrics. */
-    public record Status(double predictedRate, double rateError, double rateShortfall, double islError, double oslError,
-                         boolean conservative, double ttftCorrection, double itlCorrection, PoolCounts targets,
-                         Duration readyTime) {
-    }
 
     private final PlannerConfig config;
     private final PerformanceModel model;
     private final ReplicaPlanner sizer;
     private final ScaleStabilizer stabilizer;
-    private final LoadPredictor rate;
-    private final LoadPredictor isl;
-    private final LoadPredictor osl;
-    private final LoadPredictor cached;
-    private final PredictionError rateError;
-    private final PredictionError islError;
-    private final PredictionError oslError;
+    private final LoadForecast forecast;
     private final CorrectionFactors corrections;
+    private final ColdStart coldStart;
     private final Map<Pool, ScaleStabilizer.State> states = new EnumMap<>(Pool.class);
-    private double[] lastForecast = {Double.NaN, Double.NaN, Double.NaN};
     private Instant started;
     private Instant lastTraffic;
-    private final ColdStart coldStart;
-    private Status status;
 
     public Planner(PlannerConfig config, PerformanceModel model) {
         this.config = config;
@@ -66,15 +52,7 @@ public final class Planner {
         this.sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
         this.stabilizer = new ScaleStabilizer(config.scaling(), config.interval());
         this.coldStart = new ColdStart(config.readyTime(), 5);
-        this.status = new Status(Double.NaN, 0, 0, 0, 0, false, 1, 1, PoolCounts.NONE, config.readyTime());
-        this.rate = config.predictor().create();
-        this.isl = config.predictor().create();
-        this.osl = config.predictor().create();
-        this.cached = config.predictor().create();
-        PlannerConfig.ErrorSettings e = config.error();
-        this.rateError = new PredictionError(e.window(), e.rateFloor(config.interval()));
-        this.islError = new PredictionError(e.window(), 1);
-        this.oslError = new PredictionError(e.window(), 1);
+        this.forecast = new LoadForecast(config);
         PlannerConfig.CorrectionSettings c = config.correction();
         this.corrections = new CorrectionFactors(c.min(), c.max(), c.smoothing(), c.minSamples());
         for (Pool p : config.pools()) {
@@ -86,26 +64,27 @@ public final class Planner {
         return config;
     }
 
-    public Status status() {
-        return status;
-    }
-
-    public PlannerDecision plan(ClusterView view, Instant now) {
+    public ScalingDecision plan(ClusterView view, Instant now) {
         Observation o = view.observed();
         if (started == null) {
             started = now;
         }
-        learn(o, now);
+        forecast.learn(o);
+        corrections.update(o, model, prefillsOnDecode() ? o.ready().get(Pool.AGGREGATED) : 0);
+        if (o.requests() > 0 || o.requestRate() > 0) {
+            lastTraffic = now;
+        }
         for (Pool p : config.pools()) {
             coldStart.ready(p, o.ready().get(p), now);
         }
         Duration readyTime = config.learnReadyTime() ? coldStart.estimate(config.pools()) : config.readyTime();
-        List<Demand> horizon = forecast(o, config.lookaheadSteps(readyTime));
-        boolean conservative = rate.observations() >= config.predictor().warmup()
-                && rateError.shortfall() > config.error().conservativeAt();
+        List<Demand> horizon = forecast.horizon(o, config.lookaheadSteps(readyTime));
+        boolean conservative = forecast.warm() && forecast.rateError().shortfall() > config.error().conservativeAt();
         boolean idle = Duration.between(lastTraffic != null ? lastTraffic : started, now)
                 .compareTo(config.scaling().idleAfter()) >= 0;
         ReplicaPlanner.Sizing sizing = sizer.size(horizon, corrections.prefill(), corrections.decode());
+        ReplicaPlanner.Sizing perRate = sizer.size(List.of(forecast.nextShape()), corrections.prefill(), corrections.decode());
+        Optional<PeriodDetector.Period> period = forecast.period();
 
         adoptBaselines(view, o, now);
         Map<Pool, Double> need = new EnumMap<>(Pool.class);
@@ -121,12 +100,17 @@ public final class Planner {
 
         PoolCounts before = PoolCounts.NONE;
         PoolCounts targets = PoolCounts.NONE;
+        Map<Pool, Duration> breakEven = new EnumMap<>(Pool.class);
         List<String> steps = new ArrayList<>();
         for (Pool p : config.pools()) {
             ScaleStabilizer.State st = states.get(p);
             before = before.with(p, st.target);
+            Duration b = stabilizer.breakEven(config.learnReadyTime() ? coldStart.estimate(p) : config.readyTime());
+            breakEven.put(p, b);
+            ScaleStabilizer.Outlook outlook = period.isEmpty() ? ScaleStabilizer.Outlook.NONE
+                    : replica -> untilNeeded(perRate.need(p), replica, period.get().lag(), horizon.size() - 1);
             ScaleStabilizer.Step step = stabilizer.step(st, config.limits().get(p), need.get(p), wanted.get(p), now,
-                    conservative, idle);
+                    conservative, idle, b, outlook);
             targets = targets.with(p, step.target());
             steps.add(p.label() + " " + step.why() + String.format(Locale.ROOT, " need %.2f", need.get(p)));
         }
@@ -135,54 +119,29 @@ public final class Planner {
             coldStart.target(p, before.get(p), targets.get(p), o.ready().get(p), now);
         }
 
-        Demand next = horizon.get(1);
-        status = new Status(next.rate(), rateError.value(), rateError.shortfall(), islError.value(), oslError.value(), conservative,
-                corrections.prefill(), corrections.decode(), targets, readyTime);
-        return PlannerDecision.newBuilder()
-                .setTs(now.toEpochMilli())
-                .setModel(config.model())
-                .setObserved(o.toProto())
-                .setPredicted(PoolObservation.newBuilder().setRequestRate(next.rate()).setMeanIsl(finite(next.isl()))
-                        .setMeanOsl(finite(next.osl())).build())
-                .setTargets(targets.toProto())
-                .setReason(reason(horizon, readyTime, sizing, conservative, idle, steps, notes))
-                .build();
-    }
-
-    /** Scores the forecasts made for this interval, then feeds it to the predictors and correction factors. */
-    private void learn(Observation o, Instant now) {
-        rateError.record(lastForecast[0], o.requestRate());
-        rate.observe(o.requestRate());
-        if (o.requests() > 0 && Double.isFinite(o.islMean()) && Double.isFinite(o.oslMean())) {
-            islError.record(lastForecast[1], o.islMean());
-            oslError.record(lastForecast[2], o.oslMean());
-            isl.observe(o.islMean());
-            osl.observe(o.oslMean());
-            cached.observe(Double.isFinite(o.cachedMean()) && o.islMean() > 0 ? o.cachedMean() / o.islMean() : 0);
-        }
-        corrections.update(o, model);
-        if (o.requests() > 0 || o.requestRate() > 0) {
-            lastTraffic = now;
-        }
+        boolean measured = config.learnReadyTime() && config.pools().stream().allMatch(coldStart::measured);
+        return new ScalingDecision(now, config.model(), o, horizon.get(1), targets, readyTime, measured, breakEven,
+                ScalingDecision.period(period, config.interval()), period.map(PeriodDetector.Period::correlation).orElse(Double.NaN),
+                forecast.rateError().value(), forecast.rateError().shortfall(), forecast.islError().value(),
+                forecast.oslError().value(), conservative, corrections.prefill(), corrections.decode(),
+                reason(horizon, readyTime, measured, period, breakEven, sizing, conservative, idle, steps, notes));
     }
 
     /**
-     * Index 0: the interval just observed; k = 1 … h+1: forecasts, h = {@code lookaheadSteps}. The
-     * request rate is forecast k intervals ahead; the request shape (ISL, OSL, cached fraction) uses its
-     * next-interval forecast at every k, so trends in rate and shape do not compound.
+     * When replica {@code replica} of a pool needing {@code needPerRate} replicas per request/s is needed
+     * again by the seasonal forecast: the first of the next {@code lag} intervals whose seasonal rate needs
+     * more than (replica − 1)·downThreshold, less the {@code lookahead} intervals the horizon sizes ahead
+     * (the replica is needed that much before the rise, to be ready for it).
      */
-    private List<Demand> forecast(Observation o, int lookaheadSteps) {
-        List<Demand> horizon = new ArrayList<>();
-        double cachedNow = Double.isFinite(o.cachedMean()) && o.islMean() > 0 ? o.cachedMean() / o.islMean() : 0;
-        horizon.add(new Demand(o.requestRate(), o.islMean(), o.oslMean(), cachedNow));
-        double c = cached.predict(1);
-        double cachedNext = Double.isFinite(c) ? Math.min(0.99, c) : 0;
-        for (int k = 1; k <= lookaheadSteps + 1; k++) {
-            horizon.add(new Demand(rate.predict(k), isl.predict(1), osl.predict(1), cachedNext));
+    private Optional<Duration> untilNeeded(double needPerRate, int replica, int lag, int lookahead) {
+        double threshold = (replica - 1) * config.scaling().downThreshold();
+        for (int k = 1; k <= lag; k++) {
+            double s = forecast.seasonal(k);
+            if (Double.isFinite(s) && s * needPerRate > threshold) {
+                return Optional.of(config.interval().multipliedBy(Math.max(0, k - lookahead)));
+            }
         }
-        Demand next = horizon.get(1);
-        lastForecast = new double[] {next.rate(), next.isl(), next.osl()};
-        return horizon;
+        return Optional.of(ScaleStabilizer.NOT_WITHIN_A_PERIOD);
     }
 
     private void adoptBaselines(ClusterView view, Observation o, Instant now) {
@@ -202,11 +161,16 @@ public final class Planner {
         }
     }
 
+    /** Whether the pool that decodes also prefills: an aggregated pool without a prefill pool. */
+    private boolean prefillsOnDecode() {
+        return config.pools().contains(Pool.AGGREGATED) && !config.pools().contains(Pool.PREFILL);
+    }
+
     /** Reactive floor: one replica more than the target when the serving pool is under pressure now. */
     private double pressure(Pool p, double need, Observation o, Demand next, List<String> notes) {
         int target = states.get(p).target;
         boolean servesDecode = p == Pool.DECODE || (p == Pool.AGGREGATED && !config.pools().contains(Pool.DECODE));
-        boolean servesPrefill = p == Pool.PREFILL || (p == Pool.AGGREGATED && !config.pools().contains(Pool.PREFILL));
+        boolean servesPrefill = p == Pool.PREFILL || (p == Pool.AGGREGATED && prefillsOnDecode());
         if (servesDecode && o.decodeKvUsage() >= config.scaling().kvPressure() && need < target + 1) {
             notes.add(String.format(Locale.ROOT, "%s KV usage %.2f ≥ %.2f", p.label(), o.decodeKvUsage(),
                     config.scaling().kvPressure()));
@@ -245,7 +209,8 @@ public final class Planner {
         return t;
     }
 
-    private String reason(List<Demand> horizon, Duration readyTime, ReplicaPlanner.Sizing sizing, boolean conservative, boolean idle,
+    private String reason(List<Demand> horizon, Duration readyTime, boolean measured, Optional<PeriodDetector.Period> period,
+                          Map<Pool, Duration> breakEven, ReplicaPlanner.Sizing sizing, boolean conservative, boolean idle,
                           List<String> steps, List<String> notes) {
         StringBuilder b = new StringBuilder();
         Demand next = horizon.get(1);
@@ -253,7 +218,10 @@ public final class Planner {
         b.append(String.format(Locale.ROOT, "next %.2f req/s ISL %.0f OSL %.0f (peak %.2f req/s within +%d s; ready time %d s, %s); ",
                 next.rate(), finite(next.isl()), finite(next.osl()), peak,
                 (horizon.size() - 1) * config.interval().toSeconds(), Math.round(readyTime.toMillis() / 1000.0),
-                config.learnReadyTime() && config.pools().stream().allMatch(coldStart::measured) ? "measured" : "configured"));
+                measured ? "measured" : "configured"));
+        period.ifPresent(p -> b.append(String.format(Locale.ROOT, "period %d s (r %.2f); ",
+                config.interval().multipliedBy(p.lag()).toSeconds(), p.correlation())));
+        breakEven.forEach((p, d) -> b.append(String.format(Locale.ROOT, "%s break-even %d s; ", p.label(), d.toSeconds())));
         sizing.tokensPerReplica().forEach((p, tps) -> b.append(String.format(Locale.ROOT, "%s %.0f tok/s per replica; ",
                 p.label(), tps)));
         b.append(String.format(Locale.ROOT, "f_ttft %.2f f_itl %.2f; ", corrections.prefill(), corrections.decode()));
@@ -261,7 +229,7 @@ public final class Planner {
             b.append("a latency target is out of reach for one request; ");
         }
         if (conservative) {
-            b.append(String.format(Locale.ROOT, "conservative: forecasts ran short by %.2f > %.2f; ", rateError.shortfall(),
+            b.append(String.format(Locale.ROOT, "conservative: forecasts ran short by %.2f > %.2f; ", forecast.rateError().shortfall(),
                     config.error().conservativeAt()));
         }
         if (idle) {

@@ -4,43 +4,37 @@ import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.predict.PredictorSettings;
 
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Every tuning value of the planner algorithm (no Spring here; {@code PlannerProperties} maps onto it).
+ * Every tuning value of the planner algorithm, as the algorithm reads it. No Spring and no defaults
+ * here: {@code PlannerProperties} is the one place settings and their defaults are stated, and it
+ * builds this record ({@code PlannerProperties.toConfig()}); tests bind the properties they change.
  *
- * @param model        the model whose pools are planned
- * @param pools        pools sized: {AGGREGATED} or {PREFILL, DECODE}
- * @param interval     planning interval (one observation, one decision)
- * @param readyTime    how long a new replica takes to become READY (cold-start lookahead); with
- *                     {@code learnReadyTime}, only until the planner has measured its own scale-ups
- * @param ttftTargetMs TTFT target (SLA)
- * @param itlTargetMs  ITL target (SLA)
- * @param headroom     extra capacity on top of the predicted load (0.1 = 10 %)
- * @param limits       min, max and GPUs per replica for each pool
- * @param gpuBudget    most GPUs all sized pools may use together
- * @param predictor    predictor kind and parameters
- * @param error        prediction-error tracking and the conservative-mode threshold
- * @param correction   correction-factor bounds and smoothing
- * @param scaling      thresholds, cooldowns and hold-offs
- * @param learnReadyTime size for the cold start measured from the planner's own scale-ups ({@link ColdStart})
- *                     instead of {@code readyTime}
+ * @param model          the model whose pools are planned
+ * @param pools          pools sized: {AGGREGATED} or {PREFILL, DECODE}
+ * @param interval       planning interval (one observation, one decision)
+ * @param readyTime      how long a new replica takes to become READY (cold-start lookahead and the price of a
+ *                       restart); with {@code learnReadyTime}, only until the planner has measured its own scale-ups
+ * @param learnReadyTime size for, and price restarts by, the cold start measured from the planner's own scale-ups
+ *                       ({@link ColdStart}) instead of {@code readyTime}
+ * @param ttftTargetMs   TTFT target (SLA)
+ * @param itlTargetMs    ITL target (SLA)
+ * @param headroom       extra capacity on top of the predicted load (0.1 = 10 %)
+ * @param limits         min, max and GPUs per replica for each pool
+ * @param gpuBudget      most GPUs all sized pools may use together
+ * @param predictor      predictor kind and parameters
+ * @param error          prediction-error tracking and the conservative-mode threshold
+ * @param correction     correction-factor bounds and smoothing
+ * @param scaling        thresholds, cooldowns, the break-even rule and hold-offs
+ * @param seasonality    period detection and the seasonal forecast
  */
-public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Duration readyTime,
+public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Duration readyTime, boolean learnReadyTime,
                             double ttftTargetMs, double itlTargetMs, double headroom, Map<Pool, Limits> limits,
                             int gpuBudget, PredictorSettings predictor, ErrorSettings error,
-                            CorrectionSettings correction, Scaling scaling, boolean learnReadyTime) {
-
-    /** With the configured ready time held fixed (simulations, where replicas are ready at once). */
-    public PlannerConfig(String model, Set<Pool> pools, Duration interval, Duration readyTime, double ttftTargetMs,
-                         double itlTargetMs, double headroom, Map<Pool, Limits> limits, int gpuBudget,
-                         PredictorSettings predictor, ErrorSettings error, CorrectionSettings correction, Scaling scaling) {
-        this(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget, predictor, error,
-                correction, scaling, false);
-    }
+                            CorrectionSettings correction, Scaling scaling, Seasonality seasonality) {
 
     /** Bounds of one pool. */
     public record Limits(int min, int max, int gpusPerReplica) {
@@ -78,19 +72,54 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
     }
 
     /**
-     * @param upThreshold     scale up when the needed replicas exceed target × this
-     * @param downThreshold   scale down only when the need fits in (target − 1) × this
-     * @param upCooldown      least time between a change and a scale-up
-     * @param downCooldown    least time between a change and a scale-down
-     * @param minStable       how long the scale-down condition must hold without a break
-     * @param maxDownStep     most replicas removed per decision
-     * @param idleAfter       with no request for this long every pool goes straight to its minimum
-     * @param manualHoldOff   how long a hand-set replica count is kept before planning resumes from it
-     * @param kvPressure      decode KV usage at or above which the decode-serving pool gets one more replica
+     * @param upThreshold   scale up when the need exceeds target × this
+     * @param downThreshold replica k of a pool is needed while the need exceeds (k − 1) × this: the
+     *                      hysteresis band between scaling up and releasing
+     * @param upCooldown    least time between a change and a scale-up
+     * @param restartCost   the break-even time is this × the cold start: how many cold starts' worth of
+     *                      worker time releasing a replica and starting one again costs (1: the worker-seconds
+     *                      a start pays before it serves)
+     * @param minHold       no replica is released sooner than this after it was last needed, whatever the
+     *                      cold start (a measured start of a few seconds must not make pools flap)
+     * @param trust         how far a detected period shortens the hold: λ = 1 − trust; the hold is λ·B when the
+     *                      seasonal forecast has the idle spell outlast B, else B (0: ignore the forecast)
+     * @param idleAfter     with no request for this long every pool goes straight to its minimum
+     * @param manualHoldOff how long a hand-set replica count is kept before planning resumes from it
+     * @param kvPressure    decode KV usage at or above which the decode-serving pool gets one more replica
      */
-    public record Scaling(double upThreshold, double downThreshold, Duration upCooldown, Duration downCooldown,
-                          Duration minStable, int maxDownStep, Duration idleAfter, Duration manualHoldOff,
-                          double kvPressure) {
+    public record Scaling(double upThreshold, double downThreshold, Duration upCooldown, double restartCost,
+                          Duration minHold, double trust, Duration idleAfter, Duration manualHoldOff, double kvPressure) {
+
+        public Scaling {
+            if (!(trust >= 0 && trust < 1)) {
+                throw new IllegalArgumentException("scaling.trust must be in [0, 1), got " + trust);
+            }
+            if (!(restartCost >= 0) || minHold.isNegative() || upCooldown.isNegative()) {
+                throw new IllegalArgumentException("restart cost, shortest hold and cooldown must not be negative");
+            }
+        }
+
+        /** λ of the break-even rule: 1 − trust. */
+        public double lambda() {
+            return 1 - trust;
+        }
+    }
+
+    /**
+     * @param enabled        look for a period in the request rate and forecast with it
+     * @param minPeriod      shortest period looked for
+     * @param maxPeriod      longest period looked for (the history kept is (seasons + 1) × this)
+     * @param minCorrelation autocorrelation at the period at or above which a period counts as found
+     * @param seasons        past periods averaged into the seasonal forecast
+     */
+    public record Seasonality(boolean enabled, Duration minPeriod, Duration maxPeriod, double minCorrelation, int seasons) {
+
+        public Seasonality {
+            if (minPeriod.compareTo(maxPeriod) > 0 || seasons < 1 || !(minCorrelation > 0 && minCorrelation <= 1)) {
+                throw new IllegalArgumentException("seasonality needs min-period <= max-period, seasons >= 1 and "
+                        + "0 < min-correlation <= 1");
+            }
+        }
     }
 
     public PlannerConfig {
@@ -113,54 +142,13 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
         return disaggregated ? EnumSet.of(Pool.PREFILL, Pool.DECODE) : EnumSet.of(Pool.AGGREGATED);
     }
 
-    /**
-     * The defaults of {@code PlannerProperties}, for tests and simulations — except that the ready time
-     * is held fixed ({@code learnReadyTime} false): simulated replicas are ready at once.
-     */
-    public static PlannerConfig defaults(String model, boolean disaggregated) {
-        Map<Pool, Limits> limits = new EnumMap<>(Pool.class);
-        limits.put(Pool.PREFILL, new Limits(0, 8, 1));
-        limits.put(Pool.DECODE, new Limits(1, 8, 1));
-        limits.put(Pool.AGGREGATED, new Limits(1, 8, 1));
-        return new PlannerConfig(model, poolsOf(disaggregated), Duration.ofSeconds(30), Duration.ofSeconds(120),
-                1000, 50, 0.1, limits, 16, PredictorSettings.defaults(),
-                new ErrorSettings(10, 0.1, 0.25, 10), new CorrectionSettings(0.5, 2.0, 0.3, 20),
-                new Scaling(1.0, 0.8, Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(180), 1,
-                        Duration.ofMinutes(5), Duration.ofMinutes(10), 0.95));
-    }
-
-    public PlannerConfig withReadyTime(Duration d) {
-        return new PlannerConfig(model, pools, interval, d, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, error, correction, scaling, learnReadyTime);
-    }
-
-    public PlannerConfig withPredictor(PredictorSettings p) {
-        return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                p, error, correction, scaling, learnReadyTime);
-    }
-
-    public PlannerConfig withGpuBudget(int budget) {
-        return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, budget,
-                predictor, error, correction, scaling, learnReadyTime);
-    }
-
-    public PlannerConfig withError(ErrorSettings e) {
-        return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, e, correction, scaling, learnReadyTime);
-    }
-
-    public PlannerConfig withLearnedReadyTime(boolean learn) {
-        return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, error, correction, scaling, learn);
-    }
-
-    public PlannerConfig withScaling(Scaling s) {
-        return new PlannerConfig(model, pools, interval, readyTime, ttftTargetMs, itlTargetMs, headroom, limits, gpuBudget,
-                predictor, error, correction, s, learnReadyTime);
-    }
-
     /** Intervals of lookahead for a cold start of {@code ready}: ⌈ready / interval⌉. */
     public int lookaheadSteps(Duration ready) {
         return (int) Math.ceil((double) ready.toMillis() / interval.toMillis());
+    }
+
+    /** Whole intervals in {@code d}, rounded to the nearest (a period or history length in planning steps). */
+    public int intervals(Duration d) {
+        return (int) Math.max(1, Math.round((double) d.toMillis() / interval.toMillis()));
     }
 }

@@ -13,7 +13,10 @@ import java.util.Map;
  * for each interval k of the horizon (the one just observed and the next ⌈ready_time/interval⌉ + 1 forecast):
  *   prefill_k = λ_k·ISL_k·(1 − cached)·(1 + headroom) / prefill_tps(ISL_k·(1 − cached), TTFT_target / f_ttft)
  *   decode_k  = λ_k·OSL_k·(1 + headroom)              / decode_tps(ISL_k + OSL_k/2,      ITL_target / f_itl)
- *   aggregated_k = prefill_k + decode_k      (one pool doing both: busy fractions add up)
+ *   aggregated_k = prefill_k + decode'_k     (one pool doing both: busy fractions add up)
+ *   decode'_k    = decode_k with decode_tps at the ITL an aggregated replica's sequences see: a step that
+ *                  prefills holds them for a prompt's prefill, ρ = prefill_k / (prefill_k + decode_k) of
+ *                  the time ({@link PerformanceModel#decodeCapacityBesidePrefill})
  * need(pool) = max_k pool_k
  * </pre>
  * where prefill_tps and decode_tps are one replica's throughputs at the (corrected) targets
@@ -68,7 +71,9 @@ public final class ReplicaPlanner {
             double decode = d.decodeTokensPerSecond() * (1 + headroom) / dc.tokensPerSecond();
             raise(need, peak, Pool.PREFILL, prefill, k);
             raise(need, peak, Pool.DECODE, decode, k);
-            raise(need, peak, Pool.AGGREGATED, prefill + decode, k);
+            double share = prefill + decode > 0 ? prefill / (prefill + decode) : 0;
+            PerformanceModel.Capacity ac = model.decodeCapacityBesidePrefill(d.context(), itlTargetMs / fItl, d.uncachedIsl(), share);
+            raise(need, peak, Pool.AGGREGATED, prefill + d.decodeTokensPerSecond() * (1 + headroom) / ac.tokensPerSecond(), k);
             if (peak.get(Pool.PREFILL) == k) {
                 perReplica.put(Pool.PREFILL, pc.tokensPerSecond());
             }

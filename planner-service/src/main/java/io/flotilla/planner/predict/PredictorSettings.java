@@ -17,18 +17,6 @@ import java.util.Locale;
 public record PredictorSettings(String kind, int warmup, int window, double alpha, double beta, double gamma,
                                 double damping, int season) {
 
-    public static PredictorSettings defaults() {
-        return new PredictorSettings("holt", 5, 5, 0.5, 0.2, 0.3, 0.8, 120);
-    }
-
-    public PredictorSettings withKind(String k) {
-        return new PredictorSettings(k, warmup, window, alpha, beta, gamma, damping, season);
-    }
-
-    public PredictorSettings withTrend(double b, double phi) {
-        return new PredictorSettings(kind, warmup, window, alpha, b, gamma, phi, season);
-    }
-
     public LoadPredictor create() {
         LoadPredictor model = switch (kind.toLowerCase(Locale.ROOT)) {
             case "constant" -> new ConstantPredictor();

@@ -1,19 +1,30 @@
 package io.flotilla.planner.service;
 
 import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.planner.plan.ScalingDecision;
 import io.flotilla.protocol.v1.PlannerDecision;
 
 /**
- * One decision as kept in the history: the published record plus what the contract does not carry.
+ * One decision as the loop applied and published it.
  *
- * @param decision        what was published to {@code flotilla.planner-decisions}
- * @param targets         the planner's targets (managed pools only)
- * @param applied         what the connector set; null when nothing was applied (shadow, failure)
- * @param ready           READY workers per pool when it was decided
- * @param predictionError sMAPE of the request-rate forecast
- * @param shortfall       how far the request-rate forecasts ran below what came (the conservative-mode measure)
- * @param conservative    whether scale-down was blocked because the forecasts ran short
+ * @param decision  what the planner decided
+ * @param connector the connector that applied it
+ * @param applied   what the connector set; null when nothing was applied (shadow, failure)
+ * @param published the record sent to {@code flotilla.planner-decisions}
  */
-public record DecisionRecord(PlannerDecision decision, PoolCounts targets, PoolCounts applied, PoolCounts ready,
-                             double predictionError, double shortfall, boolean conservative) {
+public record DecisionRecord(ScalingDecision decision, String connector, PoolCounts applied, PlannerDecision published) {
+
+    public static DecisionRecord of(ScalingDecision decision, String connector, PoolCounts applied) {
+        return new DecisionRecord(decision, connector, applied, decision.toProto(connector, applied));
+    }
+
+    /** The planner's targets (managed pools only). */
+    public PoolCounts targets() {
+        return decision.targets();
+    }
+
+    /** READY workers per pool when it was decided. */
+    public PoolCounts ready() {
+        return decision.observed().ready();
+    }
 }

@@ -7,19 +7,18 @@ import io.flotilla.planner.core.Fleet;
 import io.flotilla.planner.core.Observation;
 import io.flotilla.planner.core.PoolCounts;
 import io.flotilla.planner.plan.Planner;
-import io.flotilla.protocol.v1.PlannerDecision;
+import io.flotilla.planner.plan.ScalingDecision;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
  * One planning interval: close the observation, ask the connector what the world is set to, decide
- * ({@link Planner#plan}, pure), apply through the connector, then record, publish and export the
- * decision. A connector or Kafka failure costs this interval's application, never the loop.
+ * ({@link Planner#plan}: a {@link ScalingDecision}, nothing changed yet), apply its targets through the
+ * connector, then record, publish and export the decision with what was applied. A connector or Kafka failure costs this interval's application, never the loop.
  */
 public final class PlannerLoop {
 
@@ -57,27 +56,19 @@ public final class PlannerLoop {
             log.warn("{} connector cannot observe the cluster: {}", connector.name(), e.toString());
             world = ConnectorView.UNKNOWN;
         }
-        PlannerDecision decision = planner.plan(new ClusterView(observed, world.current(), world.changedByHand()), now);
-        Planner.Status status = planner.status();
+        ScalingDecision decision = planner.plan(new ClusterView(observed, world.current(), world.changedByHand()), now);
         PoolCounts applied = null;
         try {
-            Optional<PoolCounts> a = connector.apply(status.targets(), fleet);
-            applied = a.orElse(null);
+            applied = connector.apply(decision.targets(), fleet).orElse(null);
         } catch (RuntimeException e) {
-            log.warn("{} connector failed to apply {}: {}", connector.name(), status.targets(), e.toString());
+            log.warn("{} connector failed to apply {}: {}", connector.name(), decision.targets(), e.toString());
         }
-        PlannerDecision.Builder b = decision.toBuilder().setConnector(connector.name());
-        if (applied != null) {
-            b.setApplied(applied.toProto());
-        }
-        DecisionRecord record = new DecisionRecord(b.build(), status.targets(), applied, observed.ready(),
-                status.rateError(), status.rateShortfall(), status.conservative());
+        DecisionRecord record = DecisionRecord.of(decision, connector.name(), applied);
         history.add(record);
-        sink.publish(record.decision());
-        metrics.decided(record, status.rateError(), status.rateShortfall(), status.islError(), status.oslError(), status.ttftCorrection(),
-                status.itlCorrection(), status.readyTime().toMillis() / 1000.0);
+        sink.publish(record.published());
+        metrics.decided(record);
         if (log.isDebugEnabled()) {
-            log.debug("decision: targets {} applied {}: {}", status.targets(), applied, decision.getReason());
+            log.debug("decision: targets {} applied {}: {}", decision.targets(), applied, decision.reason());
         }
         return record;
     }

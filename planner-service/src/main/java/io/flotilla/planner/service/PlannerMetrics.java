@@ -1,10 +1,13 @@
 package io.flotilla.planner.service;
 
 import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.plan.ScalingDecision;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -12,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code flotilla_planner_prediction_error{series}}, {@code flotilla_planner_prediction_shortfall},
  * {@code flotilla_planner_target_replicas{pool}},
  * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
- * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds}.
+ * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds},
+ * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}}.
  */
 public final class PlannerMetrics {
 
@@ -20,12 +24,14 @@ public final class PlannerMetrics {
     private final AtomicReference<double[]> errors = new AtomicReference<>(new double[4]);
     private final AtomicReference<double[]> corrections = new AtomicReference<>(new double[] {1, 1});
     private final AtomicReference<Double> readyTime = new AtomicReference<>(Double.NaN);
+    private final AtomicReference<Double> period = new AtomicReference<>(Double.NaN);
+    private final AtomicReference<Map<Pool, Duration>> breakEven = new AtomicReference<>(Map.of());
     private final Counter applied;
     private final Counter notApplied;
 
     public PlannerMetrics(MeterRegistry registry) {
         Gauge.builder("flotilla.planner.predicted_requests_per_second", last,
-                        r -> r.get() == null ? Double.NaN : r.get().decision().getPredicted().getRequestRate())
+                        r -> r.get() == null ? Double.NaN : r.get().decision().predicted().rate())
                 .description("Request rate forecast for the next interval").register(registry);
         String[] series = {"request_rate", "isl", "osl"};
         for (int i = 0; i < series.length; i++) {
@@ -53,18 +59,28 @@ public final class PlannerMetrics {
         Gauge.builder("flotilla.planner.ready_time", readyTime, AtomicReference::get).baseUnit("seconds")
                 .description("Cold start the planner sizes ahead for: measured from its scale-ups, or the configured ready time")
                 .register(registry);
+        Gauge.builder("flotilla.planner.period", period, AtomicReference::get).baseUnit("seconds")
+                .description("Period found in the request rate (NaN: none)").register(registry);
+        for (Pool p : Pool.values()) {
+            Gauge.builder("flotilla.planner.break_even", breakEven,
+                            b -> b.get().containsKey(p) ? b.get().get(p).toMillis() / 1000.0 : Double.NaN).baseUnit("seconds")
+                    .description("How long an unneeded replica of the pool is kept before it is released (the cold start it "
+                            + "would cost to start again)").tag("pool", p.label()).register(registry);
+        }
         applied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
                 .tag("applied", "true").register(registry);
         notApplied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
                 .tag("applied", "false").register(registry);
     }
 
-    void decided(DecisionRecord r, double rateError, double rateShortfall, double islError, double oslError,
-                 double ttftCorrection, double itlCorrection, double readyTimeSeconds) {
+    void decided(DecisionRecord r) {
+        ScalingDecision d = r.decision();
         last.set(r);
-        readyTime.set(readyTimeSeconds);
-        errors.set(new double[] {rateError, islError, oslError, rateShortfall});
-        corrections.set(new double[] {ttftCorrection, itlCorrection});
+        readyTime.set(d.readyTime().toMillis() / 1000.0);
+        period.set(d.period().map(p -> p.toMillis() / 1000.0).orElse(Double.NaN));
+        breakEven.set(d.breakEven());
+        errors.set(new double[] {d.rateError(), d.islError(), d.oslError(), d.rateShortfall()});
+        corrections.set(new double[] {d.ttftCorrection(), d.itlCorrection()});
         (r.applied() != null ? applied : notApplied).increment();
     }
 }

@@ -32,6 +32,27 @@ class PerformanceModelTest {
         assertThat(MODEL.ttftMs(10, 1)).isEqualTo(MODEL.ttftMs(128, 1)); // clamped below the grid
     }
 
+    /**
+     * An aggregated replica's decoding sequences wait for its prefill steps: where a prompt's prefill
+     * (2000 tokens: ≈ 48 ms) is longer than the ITL target (30 ms), its decode is sized at a lower
+     * decode-only ITL, at which the ITL the sequences see is the target; where it is shorter (50 ms
+     * target), the decode-only capacity stands.
+     */
+    @Test
+    void decodeBesidePrefillIsSizedAtTheItlItsSequencesSee() {
+        double step = MODEL.ttftMs(2000, 1);
+        assertThat(step).isBetween(30.0, 50.0);
+        assertThat(MODEL.decodeCapacityBesidePrefill(2032, 50, 2000, 0.4)).isEqualTo(MODEL.decodeCapacity(2032, 50));
+        assertThat(MODEL.decodeCapacityBesidePrefill(2032, 30, 2000, 0)).isEqualTo(MODEL.decodeCapacity(2032, 30));
+
+        PerformanceModel.Capacity beside = MODEL.decodeCapacityBesidePrefill(2032, 30, 2000, 0.4);
+        PerformanceModel.Capacity alone = MODEL.decodeCapacity(2032, 30);
+        assertThat(beside.tokensPerSecond()).isLessThan(alone.tokensPerSecond());
+        double prompts = 0.4 * MODEL.prefillPeakTokensPerSecond(2000);
+        assertThat(MODEL.aggregatedItlMs(2032, beside.operatingPoint(), 2000, prompts)).isCloseTo(30, within(0.01));
+        assertThat(MODEL.aggregatedItlMs(2032, alone.operatingPoint(), 2000, prompts)).isGreaterThan(31);
+    }
+
     @Test
     void prefillThroughputAtTheTtftTarget() {
         // Peak: full 8192-token steps, ≈ 8192 / 169.1 ms ≈ 48 400 tokens/s, whatever the ISL.

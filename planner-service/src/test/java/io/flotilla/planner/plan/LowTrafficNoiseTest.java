@@ -1,7 +1,9 @@
 package io.flotilla.planner.plan;
 
 import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.planner.support.Configs;
 import io.flotilla.planner.support.PlannerSim;
+import io.flotilla.planner.support.ShapeSim;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,27 +22,10 @@ class LowTrafficNoiseTest {
 
     private static final Duration INTERVAL = Duration.ofSeconds(5);
 
-    /** Defaults with 5 s intervals and stable time / cooldowns scaled to them; {@code minRequests} as given. */
+    /** Defaults with 5 s intervals and the hold and cooldown scaled to them; {@code minRequests} as given. */
     private static PlannerConfig config(double minRequests) {
-        PlannerConfig d = PlannerConfig.defaults("m", false);
-        PlannerConfig.Scaling s = d.scaling();
-        return new PlannerConfig(d.model(), d.pools(), INTERVAL, Duration.ofSeconds(30), d.ttftTargetMs(), d.itlTargetMs(),
-                d.headroom(), d.limits(), d.gpuBudget(), d.predictor(),
-                new PlannerConfig.ErrorSettings(10, 0.1, d.error().conservativeAt(), minRequests), d.correction(),
-                new PlannerConfig.Scaling(s.upThreshold(), s.downThreshold(), Duration.ofSeconds(5), Duration.ofSeconds(10),
-                        Duration.ofSeconds(15), 1, s.idleAfter(), s.manualHoldOff(), s.kvPressure()));
-    }
-
-    /** Knuth's Poisson sampler: requests in one interval at {@code rate} requests/s. */
-    private static int poisson(SplittableRandom random, double mean) {
-        double limit = Math.exp(-mean);
-        double p = 1;
-        int k = -1;
-        do {
-            k++;
-            p *= random.nextDouble();
-        } while (p > limit);
-        return k;
+        return Configs.aggregated("interval", "5s", "ready-time", "30s", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
+                "predictor.error-min-requests", Double.toString(minRequests));
     }
 
     /** Four replicas left from a burst, then 0.5 requests/s for 60 intervals (5 minutes); targets and conservative flags. */
@@ -49,8 +34,8 @@ class LowTrafficNoiseTest {
         SplittableRandom random = new SplittableRandom(seed);
         double seconds = INTERVAL.toMillis() / 1000.0;
         for (int i = 0; i < 60; i++) {
-            sim.step(poisson(random, 0.5 * seconds) / seconds, 2000, 64);
-            conservative[i] = sim.planner().status().conservative();
+            sim.step(ShapeSim.poisson(random, 0.5 * seconds) / seconds, 2000, 64);
+            conservative[i] = sim.last().conservative();
         }
         return sim;
     }
@@ -63,7 +48,7 @@ class LowTrafficNoiseTest {
             for (int i = 10; i < 60; i++) {
                 assertThat(conservative[i]).as("seed %d, interval %d", seed, i).isFalse();
             }
-            assertThat(sim.planner().status().rateError()).as("seed %d", seed).isLessThan(0.5);
+            assertThat(sim.last().rateError()).as("seed %d", seed).isLessThan(0.5);
             assertThat(sim.targets().get(59).get(AGGREGATED)).as("seed %d: back to the minimum", seed).isEqualTo(1);
         }
     }

@@ -18,7 +18,7 @@ class PredictorsTest {
     @Test
     void nothingObservedPredictsNaN() {
         for (String kind : new String[] {"constant", "moving-average", "holt", "holt-winters"}) {
-            assertThat(PredictorSettings.defaults().withKind(kind).create().predict(1)).as(kind).isNaN();
+            assertThat(new PredictorSettings(kind, 5, 5, 0.5, 0.2, 0.3, 0.8, 120).create().predict(1)).as(kind).isNaN();
         }
     }
 
@@ -145,7 +145,7 @@ class PredictorsTest {
 
     @Test
     void settingsValidate() {
-        assertThatThrownBy(() -> PredictorSettings.defaults().withKind("arima").create())
+        assertThatThrownBy(() -> new PredictorSettings("arima", 5, 5, 0.5, 0.2, 0.3, 0.8, 120).create())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("arima");
         assertThatThrownBy(() -> new HoltPredictor(0, 0.3)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new HoltWintersPredictor(0.5, 0.3, 0.3, 1)).isInstanceOf(IllegalArgumentException.class);

@@ -3,7 +3,7 @@ package io.flotilla.planner.service;
 import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.core.PoolCounts;
 import io.flotilla.planner.plan.Planner;
-import io.flotilla.planner.plan.PlannerConfig;
+import io.flotilla.planner.support.Configs;
 import io.flotilla.planner.support.InMemoryConnector;
 import io.flotilla.planner.support.PlannerSim;
 import io.flotilla.planner.support.SimClock;
@@ -31,7 +31,7 @@ class PlannerLoopTest {
     private final List<PlannerDecision> published = new ArrayList<>();
     private final DecisionHistory history = new DecisionHistory(3);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final PlannerLoop loop = new PlannerLoop(new Planner(PlannerConfig.defaults("m", false), PlannerSim.MODEL), feed,
+    private final PlannerLoop loop = new PlannerLoop(new Planner(Configs.aggregated(), PlannerSim.MODEL), feed,
             () -> -1, connector, published::add, history, new PlannerMetrics(registry), clock);
 
     /** One interval: {@code n} requests during it, heartbeats of two READY workers at its end (leases are 3 s), a tick. */
@@ -55,13 +55,13 @@ class PlannerLoopTest {
     @Test
     void decidesAppliesRecordsPublishesAndExports() {
         DecisionRecord r = interval(300); // 10 req/s
-        assertThat(r.decision().getConnector()).isEqualTo("in-memory");
-        assertThat(r.decision().getObserved().getRequestRate()).isEqualTo(10);
+        assertThat(r.published().getConnector()).isEqualTo("in-memory");
+        assertThat(r.published().getObserved().getRequestRate()).isEqualTo(10);
         assertThat(r.applied()).isEqualTo(r.targets());
-        assertThat(r.decision().getApplied().getAggregated()).isEqualTo(r.targets().get(Pool.AGGREGATED));
+        assertThat(r.published().getApplied().getAggregated()).isEqualTo(r.targets().get(Pool.AGGREGATED));
         assertThat(r.ready().get(Pool.AGGREGATED)).isEqualTo(2);
         assertThat(connector.replicas().get(Pool.AGGREGATED)).isEqualTo(r.targets().get(Pool.AGGREGATED));
-        assertThat(published).containsExactly(r.decision());
+        assertThat(published).containsExactly(r.published());
         assertThat(history.newest(10)).containsExactly(r);
 
         assertThat(registry.get("flotilla.planner.predicted_requests_per_second").gauge().value()).isEqualTo(10);
@@ -70,13 +70,15 @@ class PlannerLoopTest {
         assertThat(gauge("flotilla.planner.prediction_error", "series", "request_rate")).isZero();
         assertThat(registry.get("flotilla.planner.prediction_shortfall").gauge().value()).isZero();
         assertThat(registry.get("flotilla.planner.ready_time").gauge().value()).isEqualTo(120);
+        assertThat(gauge("flotilla.planner.break_even", "pool", "aggregated")).isEqualTo(120);
+        assertThat(registry.get("flotilla.planner.period").gauge().value()).isNaN();
         assertThat(registry.get("flotilla.planner.decisions").tag("applied", "true").counter().count()).isEqualTo(1);
 
         for (int i = 0; i < 4; i++) {
             interval(300);
         }
         assertThat(history.newest(10)).hasSize(3); // bounded, newest first
-        assertThat(history.newest(10).get(0).decision().getTs()).isEqualTo(clock.millis());
+        assertThat(history.newest(10).get(0).published().getTs()).isEqualTo(clock.millis());
     }
 
     @Test
@@ -85,13 +87,13 @@ class PlannerLoopTest {
         connector.setByHand(Pool.AGGREGATED, 4);
         DecisionRecord held = interval(60);
         assertThat(held.targets().get(Pool.AGGREGATED)).isEqualTo(4);
-        assertThat(held.decision().getReason()).contains("set by hand");
+        assertThat(held.decision().reason()).contains("set by hand");
         assertThat(connector.replicas().get(Pool.AGGREGATED)).isEqualTo(4);
 
         connector.failing(true);
         DecisionRecord failed = interval(60);
         assertThat(failed.applied()).isNull();
-        assertThat(failed.decision().hasApplied()).isFalse();
+        assertThat(failed.published().hasApplied()).isFalse();
         assertThat(registry.get("flotilla.planner.decisions").tag("applied", "false").counter().count()).isEqualTo(1);
         connector.failing(false);
         assertThat(interval(60).applied()).isNotNull();

@@ -8,7 +8,7 @@ import io.flotilla.planner.model.PerformanceModel;
 import io.flotilla.planner.model.SimulatedEngineProfile;
 import io.flotilla.planner.plan.Planner;
 import io.flotilla.planner.plan.PlannerConfig;
-import io.flotilla.protocol.v1.PlannerDecision;
+import io.flotilla.planner.plan.ScalingDecision;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +29,7 @@ public final class PlannerSim {
     private final PlannerConfig config;
     private Instant now = T0;
     private PoolCounts ready;
-    private final List<PlannerDecision> decisions = new ArrayList<>();
+    private final List<ScalingDecision> decisions = new ArrayList<>();
     private final List<PoolCounts> targets = new ArrayList<>();
 
     public PlannerSim(PlannerConfig config, PoolCounts initialReady) {
@@ -43,9 +43,9 @@ public final class PlannerSim {
     }
 
     public PoolCounts step(Observation o, PoolCounts current, Set<Pool> byHand) {
-        PlannerDecision d = planner.plan(new ClusterView(o, current, byHand), o.end());
+        ScalingDecision d = planner.plan(new ClusterView(o, current, byHand), o.end());
         decisions.add(d);
-        PoolCounts t = planner.status().targets();
+        PoolCounts t = d.targets();
         targets.add(t);
         ready = t;
         return t;
@@ -73,12 +73,16 @@ public final class PlannerSim {
         return planner;
     }
 
-    public PlannerDecision last() {
+    public ScalingDecision last() {
         return decisions.get(decisions.size() - 1);
     }
 
     public List<PoolCounts> targets() {
         return targets;
+    }
+
+    public List<ScalingDecision> decisions() {
+        return decisions;
     }
 
     public List<Integer> series(Pool p) {

@@ -360,9 +360,17 @@ public final class LowerTiers implements AutoCloseable {
         guard.run(() -> commitOffloads(batch, hostSlot, demote, demoted, checksum));
     }
 
+    /**
+     * Reserves a host slot (and, for its victim, a disk slot) for each copy of the batch. Events go out
+     * tier by tier (every host removal, then every disk removal), so each tier's removals of one batch
+     * share one {@code BlockRemoved}: interleaved per block they would each seal an event of their own.
+     * Only blocks of different tiers change places, which no tier's index sees.
+     */
     private void reserveOffloads(List<Offload> batch, int[] hostSlot, Demotion[] demote) {
         TierSlots.Victim[] victim = new TierSlots.Victim[1];
         TierSlots.Victim[] diskVictim = new TierSlots.Victim[1];
+        long[] diskRemoved = new long[batch.size()];
+        int diskRemovedCount = 0;
         for (int i = 0; i < batch.size(); i++) {
             hostSlot[i] = -1;
             if (closed || host.lookup(batch.get(i).seqHash()) >= 0) {
@@ -376,10 +384,20 @@ public final class LowerTiers implements AutoCloseable {
             if (victim[0] != null) {
                 events.removed(KvTier.KV_TIER_HOST, victim[0].seqHash());
                 demote[i] = demotionOf(victim[0], diskVictim);
+                if (demote[i] != null && diskVictim[0] != null) {
+                    diskRemoved[diskRemovedCount++] = diskVictim[0].seqHash();
+                }
             }
+        }
+        for (int i = 0; i < diskRemovedCount; i++) {
+            events.removed(KvTier.KV_TIER_DISK, diskRemoved[i]);
         }
     }
 
+    /**
+     * The disk write that saves host victim {@code v}, or null when none is needed or possible;
+     * {@code diskVictim[0]} is then the block its disk slot held (null when the slot was free).
+     */
     private Demotion demotionOf(TierSlots.Victim v, TierSlots.Victim[] diskVictim) {
         if (disk == null) {
             return null;
@@ -392,9 +410,6 @@ public final class LowerTiers implements AutoCloseable {
         int slot = disk.reserve(diskVictim);
         if (slot < 0) {
             return null;
-        }
-        if (diskVictim[0] != null) {
-            events.removed(KvTier.KV_TIER_DISK, diskVictim[0].seqHash());
         }
         return new Demotion(v.seqHash(), v.checksum(), slot);
     }
@@ -410,33 +425,38 @@ public final class LowerTiers implements AutoCloseable {
         }
     }
 
+    /** Publishes the batch's copies: host stores first, then disk stores (see {@link #reserveOffloads}). */
     private void commitOffloads(List<Offload> batch, int[] hostSlot, Demotion[] demote, boolean[] demoted,
                                 int[] checksum) {
         for (int i = 0; i < batch.size(); i++) {
             Offload o = batch.get(i);
-            if (hostSlot[i] >= 0) {
-                if (host.lookup(o.seqHash()) >= 0) {
-                    host.abandon(hostSlot[i]); // stored meanwhile by another copy
-                } else {
-                    host.commit(hostSlot[i], o.seqHash(), checksum[i]);
-                    events.stored(KvTier.KV_TIER_HOST, o.seqHash());
-                    hostStats.offloadedBlocks.incrementAndGet();
-                    hostStats.offloadedBytes.addAndGet(bytesPerBlock);
-                }
+            if (hostSlot[i] < 0) {
+                continue;
             }
-            if (demote[i] != null) {
-                Demotion d = demote[i];
-                if (demoted[i] && disk.lookup(d.seqHash()) < 0) {
-                    disk.commit(d.diskSlot(), d.seqHash(), d.checksum());
-                    events.stored(KvTier.KV_TIER_DISK, d.seqHash());
-                    diskStats.offloadedBlocks.incrementAndGet();
-                    diskStats.offloadedBytes.addAndGet(bytesPerBlock);
-                } else {
-                    disk.abandon(d.diskSlot());
-                }
+            if (host.lookup(o.seqHash()) >= 0) {
+                host.abandon(hostSlot[i]); // stored meanwhile by another copy
+            } else {
+                host.commit(hostSlot[i], o.seqHash(), checksum[i]);
+                events.stored(KvTier.KV_TIER_HOST, o.seqHash());
+                hostStats.offloadedBlocks.incrementAndGet();
+                hostStats.offloadedBytes.addAndGet(bytesPerBlock);
             }
-            o.done().run();
         }
+        for (int i = 0; i < batch.size(); i++) {
+            Demotion d = demote[i];
+            if (d == null) {
+                continue;
+            }
+            if (demoted[i] && disk.lookup(d.seqHash()) < 0) {
+                disk.commit(d.diskSlot(), d.seqHash(), d.checksum());
+                events.stored(KvTier.KV_TIER_DISK, d.seqHash());
+                diskStats.offloadedBlocks.incrementAndGet();
+                diskStats.offloadedBytes.addAndGet(bytesPerBlock);
+            } else {
+                disk.abandon(d.diskSlot());
+            }
+        }
+        batch.forEach(o -> o.done().run());
     }
 
     private void runOnboarding(Onboarding job, Consumer<Onboarding> whenDone) {

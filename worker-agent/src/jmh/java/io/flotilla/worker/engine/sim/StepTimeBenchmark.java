@@ -15,6 +15,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +29,13 @@ import java.util.concurrent.TimeUnit;
  * thread copies concurrently and publishes under the scheduler's lock (taken here like the engine does),
  * so any copy on the step thread, or lock contention, would show as a longer step. The score is the
  * step thread's time per step (schedule + complete), not counting the simulated step duration.
+ *
+ * <p>The score is wall time. To tell waiting from sharing the CPU, every measured iteration also prints
+ * one {@code step-probe} line, per step in µs: the step thread's CPU time (ThreadMXBean) and its Linux
+ * scheduler counters ({@link SchedStat}: on a CPU, runnable but waiting for one, the rest asleep), the
+ * time it waited to take the engine lock (and how many waits took over 20 µs), the tier thread's CPU
+ * time and its lock holds, GC time, and the offloads skipped by the backpressure limit; a
+ * {@code step-probe summary} line averages the measured iterations.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -41,6 +50,7 @@ public class StepTimeBenchmark {
     private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock(true);
     private int next;
     private Path dir;
+    private final StepProbe probe = new StepProbe();
 
     private static final TokenSink SINK = new TokenSink() {
         @Override
@@ -68,20 +78,44 @@ public class StepTimeBenchmark {
         scheduler = new Scheduler(config, (p, e) -> { }, settings.enabled() ? new TierThread("bench-tiers") : null);
         if (scheduler.tiers() != null) {
             scheduler.tiers().setGuard(work -> {
+                long asked = System.nanoTime();
                 lock.lock();
+                long got = System.nanoTime();
                 try {
                     work.run();
                     scheduler.flushEvents();
                 } finally {
+                    probe.tierHeld(got - asked, System.nanoTime() - got);
                     lock.unlock();
                 }
             });
         }
+        probe.attach(scheduler.tiers() == null ? null : "bench-tiers");
+    }
+
+    @Setup(Level.Iteration)
+    public void startIteration() {
+        probe.start(scheduler.tiers());
+    }
+
+    @TearDown(Level.Iteration)
+    public void endIteration(IterationParams iteration) {
+        probe.end(tiers, scheduler.tiers(), iteration.getType() == IterationType.MEASUREMENT);
     }
 
     @TearDown(Level.Trial)
-    public void tearDown() {
+    public void tearDown() throws java.io.IOException {
+        probe.summary(tiers);
         scheduler.closeTiers();
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    private void lock() {
+        long asked = System.nanoTime();
+        lock.lock();
+        probe.stepWaited(System.nanoTime() - asked);
     }
 
     @Benchmark
@@ -91,7 +125,7 @@ public class StepTimeBenchmark {
         for (int i = 0; i < prompt.length; i++) {
             prompt[i] = (base + i) % 100_000;
         }
-        lock.lock();
+        lock();
         StepPlan plan;
         try {
             scheduler.submit(EngineRequest.of("r" + next, prompt, 1), SINK);
@@ -99,9 +133,10 @@ public class StepTimeBenchmark {
         } finally {
             lock.unlock();
         }
-        lock.lock(); // the engine waits out the step between the two, without the lock
+        lock(); // the engine waits out the step between the two, without the lock
         try {
             scheduler.complete(plan);
+            probe.steps++;
             return plan.work().size();
         } finally {
             lock.unlock();

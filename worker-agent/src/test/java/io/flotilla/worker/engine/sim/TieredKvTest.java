@@ -83,6 +83,53 @@ class TieredKvTest {
         assertConsistent(s);
     }
 
+    /**
+     * The tier thread publishes under the engine lock: a batch of copies whose host victims go to disk
+     * and push disk victims out must publish one event per tier and kind, not one per block.
+     */
+    @Test
+    void anOffloadBatchWithDiskVictimsPublishesOneEventPerTierAndKind() {
+        List<List<KvEvent>> tierBatches = new ArrayList<>();
+        Scheduler s = new Scheduler(config(4, 4), (pos, batch) -> {
+            if (batch.stream().noneMatch(TieredKvTest::isDeviceEvent)) {
+                tierBatches.add(batch);
+            }
+            replay.onEvents(pos, batch);
+        }, io);
+        for (int i = 1; i <= 4; i++) {
+            serve(s, "p" + i, SimTesting.prompt(17, i)); // 4 blocks each: host full after p1, disk after p2
+        }
+
+        assertThat(tierBatches).as("a batch evicting from host and disk at once")
+                .anyMatch(b -> countOf(b, KvEvent.EventCase.REMOVED, KvTier.KV_TIER_HOST) == 1
+                        && countOf(b, KvEvent.EventCase.REMOVED, KvTier.KV_TIER_DISK) == 1);
+        for (List<KvEvent> batch : tierBatches) {
+            for (KvTier tier : new KvTier[] {KvTier.KV_TIER_HOST, KvTier.KV_TIER_DISK}) {
+                assertThat(countOf(batch, KvEvent.EventCase.REMOVED, tier)).as("removals from " + tier).isLessThanOrEqualTo(1);
+                assertThat(countOf(batch, KvEvent.EventCase.STORED, tier)).as("stores into " + tier).isLessThanOrEqualTo(1);
+            }
+        }
+        assertThat(replay.events.stream().filter(e -> e.getEventCase() == KvEvent.EventCase.REMOVED
+                && e.getRemoved().getTier() == KvTier.KV_TIER_DISK).mapToInt(e -> e.getRemoved().getSeqHashesCount()).sum())
+                .as("disk victims").isEqualTo(8);
+        assertConsistent(s);
+    }
+
+    private static boolean isDeviceEvent(KvEvent e) {
+        return switch (e.getEventCase()) {
+            case STORED -> e.getStored().getTier() == KvTier.KV_TIER_DEVICE;
+            case REMOVED -> e.getRemoved().getTier() == KvTier.KV_TIER_DEVICE;
+            case CLEARED -> e.getCleared().getTier() == KvTier.KV_TIER_DEVICE;
+            default -> false;
+        };
+    }
+
+    private static long countOf(List<KvEvent> batch, KvEvent.EventCase kind, KvTier tier) {
+        return batch.stream().filter(e -> e.getEventCase() == kind)
+                .filter(e -> (kind == KvEvent.EventCase.STORED ? e.getStored().getTier() : e.getRemoved().getTier()) == tier)
+                .count();
+    }
+
     @Test
     void aCorruptedDiskSlotIsAMissAndItsTokensAreRecomputed() throws IOException {
         Scheduler s = new Scheduler(config(4, 64), replay, io);

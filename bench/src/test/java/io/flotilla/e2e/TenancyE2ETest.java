@@ -28,7 +28,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.withinPercentage;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -122,7 +121,12 @@ class TenancyE2ETest {
                 + "expected; two gateways counting alone would admit %d); codes %s; store p99 %s ms%n", allowed, elapsed,
                 PER_SECOND, expected, 2 * expected, codes, storeP99Millis());
         assertThat(codes.keySet()).as("only admitted or rate-limited: %s", codes).containsOnly(200, 429);
-        assertThat((double) allowed).isCloseTo(expected, withinPercentage(10));
+        // The property under test is that two gateways together admit one key's limit, not each its own
+        // (2 x expected): at most 10 % over. Under-admission is the safe side and has measured 4-9 % on a
+        // 2-core machine running the whole cluster (192 and 200 of 210); it is bounded at 20 % so a broken
+        // store (admitting nothing) still fails.
+        assertThat((double) allowed).as("admitted across both gateways").isLessThanOrEqualTo(expected * 1.10)
+                .isGreaterThanOrEqualTo(expected * 0.80);
         assertThat(rateLimited() - rejectedBefore).isEqualTo(1000 - allowed);
         for (int g = 0; g < 2; g++) {
             int mgmt = Ports.gatewayManagement(g);

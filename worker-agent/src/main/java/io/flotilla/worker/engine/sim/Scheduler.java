@@ -82,7 +82,7 @@ public final class Scheduler {
 
     /** A scheduler whose lower tiers (if configured) copy on a thread of their own. */
     public Scheduler(SimEngineConfig config, KvEventListener eventListener) {
-        this(config, eventListener, null, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+        this(config, eventListener, null, tierThread(config, "kv-tiers"));
     }
 
     /** @param tierIo where the lower tiers' copies run; unused (may be null) without lower tiers */
@@ -92,7 +92,12 @@ public final class Scheduler {
 
     /** A scheduler whose requests are answered by {@code script} where it has a rule for their prompt. */
     public Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script) {
-        this(config, eventListener, script, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+        this(config, eventListener, script, tierThread(config, "kv-tiers"));
+    }
+
+    /** A thread named {@code name} for the lower tiers' copies when {@code config} has lower tiers, else null. */
+    static TierIo tierThread(SimEngineConfig config, String name) {
+        return config.tiers().enabled() ? new TierThread(name) : null;
     }
 
     /**

@@ -15,7 +15,6 @@ import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
 import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.kvbm.TierIo;
-import io.flotilla.worker.kvbm.TierThread;
 
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -82,7 +81,7 @@ public final class SimulatedEngine implements Engine {
 
     /** An engine that answers the prompts {@code script} has rules for with their replies (null: none). */
     public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script) {
-        this(config, clock, sleeper, script, config.tiers().enabled() ? new TierThread("kv-tiers") : null);
+        this(config, clock, sleeper, script, Scheduler.tierThread(config, "kv-tiers"));
     }
 
     /**
@@ -126,8 +125,8 @@ public final class SimulatedEngine implements Engine {
 
     /** An engine on the system clock with scripted replies ({@code script} may be null), already started. */
     public static SimulatedEngine startRealTime(SimEngineConfig config, SimScript script, String name) {
-        TierIo tiers = config.tiers().enabled() ? new TierThread(name + "-kv-tiers") : null;
-        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, script, tiers).start(name);
+        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, script,
+                Scheduler.tierThread(config, name + "-kv-tiers")).start(name);
     }
 
     /** Starts the driver thread (a daemon named {@code name}); at most once. */

@@ -61,16 +61,15 @@ class DocumentedDefaultsTest {
         for (Documented d : rows) {
             String prefix = prefixOf(d.key());
             Object bound = bindEmpty(prefix);
-            Method accessor = accessorFor(bound.getClass(), d.key().substring(prefix.length() + 1));
-            if (accessor == null) {
+            Setting setting = setting(bound, d.key().substring(prefix.length() + 1));
+            if (setting == null) {
                 wrong.add(d.key() + ": documented, but " + bound.getClass().getSimpleName() + " has no such setting");
                 continue;
             }
-            Object effective = valueOf(bound, d.key().substring(prefix.length() + 1));
             Object expected = CONVERSION.convert(d.value(), TypeDescriptor.valueOf(String.class),
-                    new TypeDescriptor(new MethodParameter(accessor, -1)));
-            if (!Objects.equals(expected, effective)) {
-                wrong.add(d.key() + ": README says `" + d.value() + "`, the service runs with " + effective);
+                    new TypeDescriptor(new MethodParameter(setting.accessor(), -1)));
+            if (!Objects.equals(expected, setting.value())) {
+                wrong.add(d.key() + ": README says `" + d.value() + "`, the service runs with " + setting.value());
             }
         }
         assertThat(wrong).as("README defaults that differ from the effective ones").isEmpty();
@@ -141,17 +140,22 @@ class DocumentedDefaultsTest {
         return new Binder(new MapConfigurationPropertySource(Map.of())).bindOrCreate(prefix, type);
     }
 
-    /** The record accessor a dotted kebab-case path ends at, or null. */
-    private static Method accessorFor(Class<?> type, String path) {
+    /** The record accessor a dotted kebab-case path ends at, and its value in {@code bound}. */
+    record Setting(Method accessor, Object value) {
+    }
+
+    /** Walks {@code path} through the records below {@code bound}; null when a segment names no component. */
+    private static Setting setting(Object bound, String path) throws ReflectiveOperationException {
+        Class<?> type = bound.getClass();
+        Object value = bound;
         Method accessor = null;
         for (String segment : path.split("\\.")) {
-            if (type == null || !type.isRecord()) {
+            if (!type.isRecord()) {
                 return null;
             }
-            String name = camel(segment);
             RecordComponent component = null;
             for (RecordComponent c : type.getRecordComponents()) {
-                if (c.getName().equals(name)) {
+                if (c.getName().equals(camel(segment))) {
                     component = c;
                 }
             }
@@ -159,20 +163,10 @@ class DocumentedDefaultsTest {
                 return null;
             }
             accessor = component.getAccessor();
+            value = value == null ? null : accessor.invoke(value);
             type = component.getType();
         }
-        return accessor;
-    }
-
-    private static Object valueOf(Object bound, String path) throws ReflectiveOperationException {
-        Object value = bound;
-        for (String segment : path.split("\\.")) {
-            if (value == null) {
-                return null;
-            }
-            value = value.getClass().getMethod(camel(segment)).invoke(value);
-        }
-        return value;
+        return new Setting(accessor, value);
     }
 
     private static String camel(String kebab) {

@@ -8,6 +8,7 @@ import io.flotilla.cluster.launcher.KvbmOptions;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
+import io.flotilla.cluster.launcher.Tenancy;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,10 +47,10 @@ class TenancyE2ETest {
 
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-tenancy-",
-            c -> c.up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
+            c -> c.tenancy(Tenancy.parse(null, null, List.of(KEY), null, 4, 500)).up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
                     List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
                             ServedModel.parse("model-b", null, null, true, Path.of("."))),
-                    1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of("auth.api-keys=" + KEY,
+                    1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of(
                             "rate-limit.requests-per-period=" + PER_SECOND, "rate-limit.period=1s",
                             // A 2-core machine shared by several builds stalls JVM threads for more than the
                             // default 50 ms; the fallback on a slow store is tested in gateway-service.

@@ -108,7 +108,7 @@ public final class FlotillaCli {
         String redis;
         @Option(names = "--gateway-opt", paramLabel = "KEY=VALUE",
                 description = "Any other flotilla.gateway setting of every gateway, e.g. rate-limit.requests-per-period=100, "
-                        + "auth.api-keys=sk-a,sk-b or flow.tenant-max-in-flight=8 (repeatable).")
+                        + "models.flotilla-sim.prefix-sharing=tenant or flow.tenant-max-in-flight=8 (repeatable).")
         List<String> gatewayOpts = new java.util.ArrayList<>();
         @Option(names = {"--block-size", "--engine-block-size"}, paramLabel = "N",
                 description = "Tokens per KV block the workers hash with; with an external engine it must equal the engines' --block-size (vLLM) or --page-size (SGLang) (default 16).")
@@ -237,8 +237,9 @@ public final class FlotillaCli {
             if (clientConfig != null && kafka == null) {
                 throw new LauncherException("--kafka-config configures clients of an existing Kafka; give its address with --kafka");
             }
-            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds)
-                    .tenancy(Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs));
+            Tenancy tenancy = Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs);
+            tenancy.checkAgainst(gatewayOptions);
+            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds).tenancy(tenancy);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
                     Duration.ofSeconds(timeoutSeconds));

@@ -30,7 +30,8 @@ public record GatewayOptions(int replicas, String redis, Map<String, String> set
     public static final String LAUNCHED = "launched";
     public static final GatewayOptions ONE = new GatewayOptions(1, null, Map.of());
 
-    private static final Set<String> OWN_KEYS = Set.of("router-address", "default-model", "limits.redis-uri");
+    private static final Set<String> OWN_KEYS = Set.of("router-address", "default-model", "limits.redis-uri",
+            "auth.api-keys");
     private static final Pattern ADDRESS = Pattern.compile("[A-Za-z0-9.\\-]+:\\d{1,5}");
 
     public GatewayOptions {
@@ -72,6 +73,7 @@ public record GatewayOptions(int replicas, String redis, Map<String, String> set
         return switch (key) {
             case "limits.redis-uri" -> "--redis";
             case "default-model" -> "--model (the first one is the default)";
+            case "auth.api-keys" -> "--api-key (repeatable: each key a tenant)";
             default -> "--routers (the launcher gives every gateway every router)";
         };
     }

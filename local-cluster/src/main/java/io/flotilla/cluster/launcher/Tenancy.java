@@ -74,6 +74,19 @@ public record Tenancy(String prefixSharing, List<String> publicPrefixes, List<St
                 loraSlots, loraLoadMs, HexFormat.of().formatHex(secret));
     }
 
+    /**
+     * Refuses a prefix-sharing policy given both for every model (these flags) and per model ({@code
+     * --gateway-opt models.M.prefix-sharing=…}): two values of one setting, one of them silently lost.
+     */
+    void checkAgainst(GatewayOptions gateways) {
+        boolean everyModel = "tenant".equals(prefixSharing) || !publicPrefixes.isEmpty();
+        if (everyModel && gateways.settings().keySet().stream()
+                .anyMatch(k -> k.matches("models[.\\[].*(prefix-sharing|public-prefixes).*"))) {
+            throw new LauncherException("give the prefix-sharing policy for every model (--prefix-sharing, --public-prefix) "
+                    + "or per model (--gateway-opt models.M.prefix-sharing=..., models.M.public-prefixes=...), not both");
+        }
+    }
+
     /** The spec with this tenancy's arguments: every gateway's for each of {@code models}, every worker's adapters. */
     ServiceSpec apply(ServiceSpec spec, List<String> models) {
         List<String> extra = new ArrayList<>();
@@ -89,7 +102,9 @@ public record Tenancy(String prefixSharing, List<String> publicPrefixes, List<St
             }
         } else if (spec.module().equals("gateway-service")) {
             for (String model : models) {
-                extra.add("--flotilla.gateway.models[" + model + "].prefix-sharing=" + prefixSharing);
+                if (!"global".equals(prefixSharing)) { // global is the gateway's default: a per-model --gateway-opt may set it
+                    extra.add("--flotilla.gateway.models[" + model + "].prefix-sharing=" + prefixSharing);
+                }
                 for (int i = 0; i < publicPrefixes.size(); i++) {
                     extra.add("--flotilla.gateway.models[" + model + "].public-prefixes[" + i + "]=" + publicPrefixes.get(i));
                 }

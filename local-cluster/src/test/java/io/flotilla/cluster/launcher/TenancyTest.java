@@ -52,4 +52,19 @@ class TenancyTest {
                 .hasMessageContaining("--lora");
         assertThatThrownBy(() -> Tenancy.parse(null, null, null, null, 0, 500)).hasMessageContaining("--lora-slots");
     }
+
+    @Test
+    void aPolicyIsGivenForEveryModelOrPerModelNotBothAndKeysOnlyByApiKey() {
+        GatewayOptions perModel = GatewayOptions.parse(1, null, List.of("models.m.prefix-sharing=tenant"));
+        assertThatThrownBy(() -> Tenancy.parse("tenant", null, null, null, 4, 500).checkAgainst(perModel))
+                .hasMessageContaining("not both");
+        assertThatThrownBy(() -> Tenancy.parse(null, List.of("You are"), null, null, 4, 500).checkAgainst(
+                GatewayOptions.parse(1, null, List.of("models[m].public-prefixes[0]=x")))).hasMessageContaining("not both");
+        Tenancy global = Tenancy.parse("global", null, null, null, 4, 500);
+        global.checkAgainst(perModel);
+        assertThat(global.apply(spec("gateway"), List.of("m")).args()).as("global is the gateway's default: the "
+                + "per-model setting stands alone").noneMatch(a -> a.contains("prefix-sharing"));
+        assertThatThrownBy(() -> GatewayOptions.parse(1, null, List.of("auth.api-keys=sk-a,sk-b")))
+                .hasMessage("--gateway-opt auth.api-keys: set it with --api-key (repeatable: each key a tenant)");
+    }
 }

@@ -22,8 +22,15 @@ import java.util.concurrent.TimeUnit;
  * against a store that is down (a closed port: the fallback within the call). Prints p50/p99/p99.9/max in
  * microseconds per case, after {@code warmup} calls of each.
  *
+ * <p>Then one hot key under load: two gateways (two stores, two Lettuce connections) on one key limited to
+ * 20/s, requests arriving open-loop at {@code hotRate} per second for {@code hotSeconds}, alternating between
+ * the gateways, each timed from its arrival to its decision (concurrent requests on one key contend for the
+ * same bucket), and what they admitted against the limit's 20 · (1 + seconds): once with the store on
+ * loopback, once through a {@link DelayedLink} adding {@code hotDelayMicros} each way (a store in another
+ * zone, or a loaded machine: what makes a round trip long enough for contention to matter).
+ *
  * <pre>
- * java -cp … io.flotilla.gateway.bench.SharedLimitCostBenchmark 20000 5000     # samples, warm-up
+ * java -cp … io.flotilla.gateway.bench.SharedLimitCostBenchmark 20000 5000 200 10 2000   # samples, warm-up; hot key: req/s, s, µs delay
  * </pre>
  */
 public final class SharedLimitCostBenchmark {
@@ -34,6 +41,9 @@ public final class SharedLimitCostBenchmark {
     public static void main(String[] args) throws Exception {
         int samples = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 5_000;
+        int hotRate = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+        int hotSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 10;
+        long hotDelayMicros = args.length > 4 ? Long.parseLong(args[4]) : 2_000;
         LimitMetrics metrics = new LimitMetrics(new SimpleMeterRegistry());
         RedisServer redis = new RedisServer(RedisServer.Config.forTests(Files.createTempDirectory("limit-cost-"))).start();
         int closed;
@@ -59,10 +69,53 @@ public final class SharedLimitCostBenchmark {
                 }));
                 gate.close();
             }
+            hotKey(shared, store(redis.uri(), metrics), metrics, hotRate, hotSeconds, "loopback");
+            try (DelayedLink link = new DelayedLink("127.0.0.1", redis.port(), TimeUnit.MICROSECONDS.toNanos(hotDelayMicros));
+                 LimitStore a = store(link.uri(), metrics); LimitStore b = store(link.uri(), metrics)) {
+                hotKey(a, b, metrics, hotRate, hotSeconds, "+" + hotDelayMicros + " µs each way");
+            }
         } finally {
             redis.closeAndDelete();
         }
         System.exit(0);
+    }
+
+    private static void hotKey(LimitStore a, LimitStore b, LimitMetrics metrics, int rate, int seconds, String link)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!(a.up() && b.up()) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        KeyRateLimits[] gateways = {
+                new KeyRateLimits(20, Duration.ofSeconds(1), a, "bench-hot:", TimeMeter.SYSTEM_MILLISECONDS, metrics),
+                new KeyRateLimits(20, Duration.ofSeconds(1), b, "bench-hot:", TimeMeter.SYSTEM_MILLISECONDS, metrics)};
+        String key = "hot-" + System.nanoTime();
+        Histogram h = new org.HdrHistogram.ConcurrentHistogram(TimeUnit.SECONDS.toNanos(60), 3);
+        java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
+        double fallbacksBefore = metrics.fallbacks("rate");
+        int n = rate * seconds;
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n);
+        long period = TimeUnit.SECONDS.toNanos(1) / rate;
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            long due = start + i * period;
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait();
+            }
+            long t0 = System.nanoTime();
+            gateways[i % 2].tryAcquire(key).subscribe(d -> {
+                h.recordValue(System.nanoTime() - t0);
+                if (d.allowed()) {
+                    admitted.incrementAndGet();
+                }
+                done.countDown();
+            }, e -> done.countDown());
+        }
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        done.await(120, TimeUnit.SECONDS);
+        print("rate, hot key " + rate + "/s, " + link, h);
+        System.out.printf("  %d of %d admitted over %.2f s against 20/s (%d expected), %.0f fallbacks%n",
+                admitted.get(), n, elapsed, Math.round(20 * (1 + elapsed)), metrics.fallbacks("rate") - fallbacksBefore);
     }
 
     private static LimitStore store(String uri, LimitMetrics metrics) {

@@ -8,6 +8,7 @@ import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import reactor.core.publisher.Mono;
 
@@ -23,7 +24,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>With a {@link LimitStore} the bucket of a key lives in Redis (Bucket4j's compare-and-swap
  * buckets through Lettuce), so every gateway replica draws from the same tokens; a key's entry expires
- * once its bucket would be full again. When the store cannot be used — not connected, skipped by the
+ * once its bucket would be full again. Requests of one key that arrive while this gateway's previous
+ * compare-and-swap of it is in flight are batched into the next one (Bucket4j's batching
+ * optimization). Without it every request is its own read and swap: concurrent ones fail and retry,
+ * one swap per round of them succeeds, and a round of hundreds of contenders on a loaded machine takes
+ * long enough that a hot key at 105/s queued without bound (TenancyE2ETest: decisions up to 11 s late,
+ * and fewer admitted than the limit, the refills of a bucket nobody managed to draw capped at its
+ * capacity). With it, one round trip decides everything that queued meanwhile, and only the replicas
+ * contend. When the store cannot be used — not connected, skipped by the
  * breaker, a failed or timed-out call — the same call decides with this gateway's own bucket of the key
  * instead (so each replica admits up to the limit on its own while the store is away) and counts the
  * fallback. The local bucket is also drawn by every request the shared bucket admits, so it always
@@ -103,7 +111,7 @@ public final class KeyRateLimits {
             return Mono.just(local(key));
         }
         CompletableFuture<ConsumptionProbe> probe = store.call(LIMIT, c -> shared
-                .computeIfAbsent(key, k -> p.builder().build(keyPrefix + k, configuration))
+                .computeIfAbsent(key, k -> p.builder().withOptimization(Optimizations.batching()).build(keyPrefix + k, configuration))
                 .tryConsumeAndReturnRemaining(1));
         return Mono.fromFuture(probe, true)
                 .map(p2 -> {

@@ -39,7 +39,8 @@ import java.util.function.Function;
  *
  * <p>"May be used now" is: a connection is open and the circuit breaker lets calls through. Commands
  * are rejected at once while the connection is down (Lettuce's {@code REJECT_COMMANDS}, not queued
- * for a reconnect), each command has a {@code timeout}, and after failing calls the breaker skips the
+ * for a reconnect), each command has a {@code timeout} and so has each call as a whole (an operation of
+ * several commands, such as a compare-and-swap that retries, included), and after failing calls the breaker skips the
  * store for {@code openFor} (then lets one call through to try it). A store that is down therefore
  * costs a request nothing but a breaker check. Lettuce reconnects by itself once connected; the first
  * connection is retried in the background until it succeeds, so a gateway starts and serves without
@@ -61,6 +62,7 @@ public final class LimitStore implements AutoCloseable {
     }
 
     private final RedisURI uri;
+    private final Duration timeout;
     private final ClientResources resources;
     private final RedisClient client;
     private final CircuitBreaker breaker;
@@ -81,6 +83,7 @@ public final class LimitStore implements AutoCloseable {
      */
     public LimitStore(String uri, Duration timeout, Duration connectTimeout, Duration openFor, LimitMetrics metrics) {
         this.uri = RedisURI.create(uri);
+        this.timeout = timeout;
         this.uri.setTimeout(timeout);
         this.metrics = metrics;
         this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
@@ -131,7 +134,10 @@ public final class LimitStore implements AutoCloseable {
     /**
      * {@code op} on the connection when the store may be used now, timed and recorded by the breaker
      * and in {@code flotilla_gateway_limits_store_seconds{limit}}; else a future failed with
-     * {@link StoreUnavailable}.
+     * {@link StoreUnavailable}. A call that has not answered within {@code timeout} fails with a
+     * {@link java.util.concurrent.TimeoutException} then, whatever its commands are still doing: the
+     * caller decides locally within the timeout (an operation that still lands later has only counted a
+     * request twice, on the safe side).
      */
     <T> CompletableFuture<T> call(String limit, Function<StatefulRedisConnection<String, byte[]>, CompletionStage<T>> op) {
         StatefulRedisConnection<String, byte[]> c = connection;
@@ -149,7 +155,7 @@ public final class LimitStore implements AutoCloseable {
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }
-        return stage.toCompletableFuture().whenComplete((v, e) -> {
+        return stage.toCompletableFuture().copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, e) -> {
             long nanos = System.nanoTime() - start;
             if (e == null) {
                 breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);

@@ -3,6 +3,8 @@ package io.flotilla.gateway.limits;
 import io.flotilla.cluster.redis.RedisServer;
 import io.flotilla.cluster.redis.RedisServerExtension;
 import io.github.bucket4j.TimeMeter;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -113,6 +115,43 @@ class SharedRateLimitTest {
                 .flatMap(i -> (i % 2 == 0 ? a : b).tryAcquire("key-concurrent"), 64)
                 .filter(KeyRateLimits.Decision::allowed).count().block(Duration.ofSeconds(30));
         assertThat(allowed).isEqualTo(50);
+    }
+
+    @Test
+    void requestsOfOneKeyThatArriveTogetherAreDecidedByOneSwapNotOneEach(RedisServer redis) {
+        KeyRateLimits a = gateway(store(redis.uri()));
+        assertThat(a.tryAcquire("key-batch").block().allowed()).isTrue(); // the bucket exists
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> admin = client.connect()) {
+            admin.sync().configResetstat();
+            // Every command waits while Redis is paused: the 200 requests below arrive while the first one's
+            // read is in flight, as a hot key's do when a round trip is slow.
+            admin.sync().clientPause(300);
+            long allowed = Flux.range(0, 200).flatMap(i -> a.tryAcquire("key-batch"), 200)
+                    .filter(KeyRateLimits.Decision::allowed).count().block(Duration.ofSeconds(30));
+            assertThat(allowed).isEqualTo(49);
+            long commands = java.util.Arrays.stream(admin.sync().info("commandstats").split("\r?\n"))
+                    .filter(l -> l.startsWith("cmdstat_") && !l.matches("cmdstat_(info|config|client)[:|].*"))
+                    .mapToLong(l -> Long.parseLong(l.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).sum();
+            assertThat(commands).as("reads and swaps of 200 requests (one each without batching: 400 or more)")
+                    .isLessThanOrEqualTo(20);
+        } finally {
+            client.shutdown();
+        }
+        assertThat(metrics.fallbacks(KeyRateLimits.LIMIT)).isZero();
+    }
+
+    @Test
+    void aCallThatDoesNotAnswerWithinTheTimeoutFailsThenWhateverItsCommandsAreDoing(RedisServer redis) {
+        LimitStore s = new LimitStore(redis.uri(), Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                metrics);
+        stores.add(s);
+        await().atMost(Duration.ofSeconds(20)).until(s::up);
+        java.util.concurrent.CompletableFuture<Object> never = s.call(KeyRateLimits.LIMIT,
+                c -> new java.util.concurrent.CompletableFuture<>()); // a swap that retries forever, say
+        assertThat(never).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+        assertThat(LimitMetrics.reason(new java.util.concurrent.TimeoutException())).isEqualTo("timeout");
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Map;
@@ -31,7 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * long enough that a hot key at 105/s queued without bound (TenancyE2ETest: decisions up to 11 s late,
  * and fewer admitted than the limit, the refills of a bucket nobody managed to draw capped at its
  * capacity). With it, one round trip decides everything that queued meanwhile, and only the replicas
- * contend. When the store cannot be used — not connected, skipped by the
+ * contend. A decision from the store is handed to Reactor's parallel scheduler: the rest of the request
+ * (the filter chain, routing, the error body of a refusal) must not run on the Lettuce event loop that
+ * reads every gateway's next answer from Redis. When the store cannot be used — not connected, skipped by the
  * breaker, a failed or timed-out call — the same call decides with this gateway's own bucket of the key
  * instead (so each replica admits up to the limit on its own while the store is away) and counts the
  * fallback. The local bucket is also drawn by every request the shared bucket admits, so it always
@@ -114,6 +117,7 @@ public final class KeyRateLimits {
                 .computeIfAbsent(key, k -> p.builder().withOptimization(Optimizations.batching()).build(keyPrefix + k, configuration))
                 .tryConsumeAndReturnRemaining(1));
         return Mono.fromFuture(probe, true)
+                .publishOn(Schedulers.parallel()) // off Lettuce's event loop: what follows is the request's own work
                 .map(p2 -> {
                     Decision d = decision(p2);
                     if (d.allowed()) {

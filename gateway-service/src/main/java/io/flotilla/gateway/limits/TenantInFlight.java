@@ -102,7 +102,8 @@ public final class TenantInFlight implements TenantGate, AutoCloseable {
             return CompletableFuture.completedFuture(takeLocal(flow, limit));
         }
         String id = instance + "-" + seq.incrementAndGet();
-        return leases.acquire(flow, id, limit).handle((taken, e) -> {
+        // Completed on the scheduler, not on Lettuce's event loop: the caller dispatches the request from here.
+        return leases.acquire(flow, id, limit).handleAsync((taken, e) -> {
             if (e != null) {
                 metrics.fallback(InFlightLeases.LIMIT, e);
                 return takeLocal(flow, limit);
@@ -114,7 +115,7 @@ public final class TenantInFlight implements TenantGate, AutoCloseable {
             held.merge(flow, 1, Integer::sum);
             remote.computeIfAbsent(flow, f -> ConcurrentHashMap.newKeySet()).add(id);
             return lease(flow, limit, id);
-        });
+        }, scheduler::schedule);
     }
 
     /** A place counted here only; null when this gateway already holds {@code limit}. */

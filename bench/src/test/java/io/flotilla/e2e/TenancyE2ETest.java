@@ -102,33 +102,36 @@ class TenancyE2ETest {
         long period = TimeUnit.MICROSECONDS.toNanos(9_500); // 1,000 requests in about 9.5 s, ~105/s against 20/s
         long start = System.nanoTime();
         long last = start;
+        long[] refusedAfter = new long[1000];
         for (int i = 0; i < 1000; i++) {
             long due = start + i * period;
             while (System.nanoTime() < due) {
                 Thread.onSpinWait();
             }
-            last = System.nanoTime();
+            long sent = System.nanoTime();
+            last = sent;
+            int n = i;
             HttpRequest r = completion(GATEWAYS.get(i % 2), i % 4 < 2 ? "model-a" : "model-b");
-            answers.add(ClusterUnderTest.HTTP.sendAsync(r, HttpResponse.BodyHandlers.discarding())
-                    .thenAccept(resp -> codes.computeIfAbsent(resp.statusCode(), k -> new AtomicInteger()).incrementAndGet()));
+            answers.add(ClusterUnderTest.HTTP.sendAsync(r, HttpResponse.BodyHandlers.discarding()).thenAccept(resp -> {
+                codes.computeIfAbsent(resp.statusCode(), k -> new AtomicInteger()).incrementAndGet();
+                refusedAfter[n] = resp.statusCode() == 429 ? System.nanoTime() - sent : -1;
+            }));
         }
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        long[] refusals = java.util.Arrays.stream(refusedAfter).filter(t -> t >= 0).sorted().toArray();
         double elapsed = (last - start) / 1e9;
         int allowed = codes.getOrDefault(200, new AtomicInteger()).get();
         // A limit of N/s over e seconds admits N·e plus the bucket's burst of N. (The bucket refills N at
         // whole seconds of its own phase, so the count is N·(1 + ⌊e⌋) or N·(2 + ⌊e⌋): within 5 % of this.)
         int expected = (int) Math.round(PER_SECOND * (1 + elapsed));
         System.out.printf("shared limit: %d of 1000 requests over %.2f s admitted across 2 gateways (limit %d/s: %d "
-                + "expected; two gateways counting alone would admit %d); codes %s; store p99 %s ms%n", allowed, elapsed,
-                PER_SECOND, expected, 2 * expected, codes, storeP99Millis());
+                + "expected; two gateways counting alone would admit %d); codes %s; a 429 took %d ms (median), %d ms (max); "
+                + "store calls: %s%n", allowed, elapsed, PER_SECOND, expected, 2 * expected, codes,
+                refusals.length == 0 ? 0 : refusals[refusals.length / 2] / 1_000_000,
+                refusals.length == 0 ? 0 : refusals[refusals.length - 1] / 1_000_000, storeCalls());
         assertThat(codes.keySet()).as("only admitted or rate-limited: %s", codes).containsOnly(200, 429);
-        // The property under test is that two gateways together admit one key's limit, not each its own
-        // (2 x expected): at most 10 % over. KNOWN DEFECT (issue 19, open): under load the shared limit
-        // under-admits, 5-24 % below the limit in five runs on 2 cores (200, 192, 183, 170, 159 of 210),
-        // likely Redis calls past their timeout falling back to an already drawn local bucket. Until that is
-        // fixed the floor here is only one bucket's burst, which a store that admits nothing still fails.
-        assertThat((double) allowed).as("admitted across both gateways").isLessThanOrEqualTo(expected * 1.10)
-                .isGreaterThanOrEqualTo(PER_SECOND);
+        // Two gateways together admit one key's limit, not each its own (2 x expected), within 10 %.
+        assertThat((double) allowed).as("admitted across both gateways").isBetween(expected * 0.90, expected * 1.10);
         assertThat(rateLimited() - rejectedBefore).isEqualTo(1000 - allowed);
         for (int g = 0; g < 2; g++) {
             int mgmt = Ports.gatewayManagement(g);
@@ -150,28 +153,21 @@ class TenancyE2ETest {
         return sum;
     }
 
-    /** p99 of the rate limit's store calls on the first gateway, from its histogram buckets. */
-    private static String storeP99Millis() throws Exception {
-        String scrape = ClusterUnderTest.prometheus(Ports.gatewayManagement(0));
-        Matcher m = Pattern.compile("(?m)^flotilla_gateway_limits_store_seconds_bucket\\{[^}]*limit=\"rate\"[^}]*outcome=\"ok\""
-                + "[^}]*le=\"([^\"]+)\"[^}]*} (\\S+)$|^flotilla_gateway_limits_store_seconds_bucket\\{[^}]*le=\"([^\"]+)\"[^}]*"
-                + "limit=\"rate\"[^}]*outcome=\"ok\"[^}]*} (\\S+)$").matcher(scrape);
-        List<double[]> buckets = new ArrayList<>();
-        while (m.find()) {
-            String le = m.group(1) != null ? m.group(1) : m.group(3);
-            String n = m.group(2) != null ? m.group(2) : m.group(4);
-            buckets.add(new double[]{le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le), Double.parseDouble(n)});
-        }
-        if (buckets.isEmpty()) {
-            return "n/a";
-        }
-        buckets.sort((x, y) -> Double.compare(x[0], y[0]));
-        double total = buckets.get(buckets.size() - 1)[1];
-        for (double[] b : buckets) {
-            if (b[1] >= 0.99 * total) {
-                return String.format("<= %.3f", b[0] * 1000);
+    /** Each gateway's rate-limit store calls: how many, their mean and longest. */
+    private static String storeCalls() throws Exception {
+        List<String> out = new ArrayList<>();
+        for (int g = 0; g < 2; g++) {
+            String scrape = ClusterUnderTest.prometheus(Ports.gatewayManagement(g));
+            double[] v = new double[3];
+            Matcher m = Pattern.compile("(?m)^flotilla_gateway_limits_store_seconds_(count|sum|max)\\{[^}]*limit=\"rate\"[^}]*} (\\S+)$")
+                    .matcher(scrape);
+            while (m.find()) {
+                int at = List.of("count", "sum", "max").indexOf(m.group(1));
+                v[at] = at == 2 ? Math.max(v[at], Double.parseDouble(m.group(2))) : v[at] + Double.parseDouble(m.group(2));
             }
+            out.add(String.format("gateway %d: %.0f, mean %.1f ms, max %.1f ms", g, v[0], v[0] == 0 ? 0 : v[1] / v[0] * 1e3,
+                    v[2] * 1e3));
         }
-        return "n/a";
+        return String.join("; ", out);
     }
 }

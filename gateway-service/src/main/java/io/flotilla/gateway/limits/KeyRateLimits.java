@@ -116,8 +116,11 @@ public final class KeyRateLimits {
         CompletableFuture<ConsumptionProbe> probe = store.call(LIMIT, c -> shared
                 .computeIfAbsent(key, k -> p.builder().withOptimization(Optimizations.batching()).build(keyPrefix + k, configuration))
                 .tryConsumeAndReturnRemaining(1));
-        return Mono.fromFuture(probe, true)
-                .publishOn(Schedulers.parallel()) // off Lettuce's event loop: what follows is the request's own work
+        Mono<ConsumptionProbe> answer = Mono.fromFuture(probe, true);
+        if (!probe.isDone()) {
+            answer = answer.publishOn(Schedulers.parallel()); // off Lettuce's event loop: what follows is the request's own work
+        }
+        return answer
                 .map(p2 -> {
                     Decision d = decision(p2);
                     if (d.allowed()) {

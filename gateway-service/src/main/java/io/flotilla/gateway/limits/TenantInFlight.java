@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -102,8 +103,8 @@ public final class TenantInFlight implements TenantGate, AutoCloseable {
             return CompletableFuture.completedFuture(takeLocal(flow, limit));
         }
         String id = instance + "-" + seq.incrementAndGet();
-        // Completed on the scheduler, not on Lettuce's event loop: the caller dispatches the request from here.
-        return leases.acquire(flow, id, limit).handleAsync((taken, e) -> {
+        CompletableFuture<Boolean> asked = leases.acquire(flow, id, limit);
+        BiFunction<Boolean, Throwable, Lease> answer = (taken, e) -> {
             if (e != null) {
                 metrics.fallback(InFlightLeases.LIMIT, e);
                 return takeLocal(flow, limit);
@@ -115,7 +116,10 @@ public final class TenantInFlight implements TenantGate, AutoCloseable {
             held.merge(flow, 1, Integer::sum);
             remote.computeIfAbsent(flow, f -> ConcurrentHashMap.newKeySet()).add(id);
             return lease(flow, limit, id);
-        }, scheduler::schedule);
+        };
+        // Answered on the scheduler, not on Lettuce's event loop: the caller dispatches the request from here.
+        // A call that failed at once (the store is away) is answered here, without a hop.
+        return asked.isDone() ? asked.handle(answer) : asked.handleAsync(answer, scheduler::schedule);
     }
 
     /** A place counted here only; null when this gateway already holds {@code limit}. */

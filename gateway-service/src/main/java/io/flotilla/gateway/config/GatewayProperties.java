@@ -211,6 +211,15 @@ public record GatewayProperties(
             @DefaultValue("0") @Min(0) int requestsPerPeriod,
             @DefaultValue("1s") @NotNull Duration period) {
 
+        public RateLimit {
+            if (requestsPerPeriod > 0 && period != null && (period.isNegative() || period.isZero()
+                    || period.toNanos() < requestsPerPeriod)) {
+                throw new IllegalArgumentException("flotilla.gateway.rate-limit: " + requestsPerPeriod + " requests per "
+                        + period + " is not a rate a token bucket can count (a positive period, at most one request per "
+                        + "nanosecond)");
+            }
+        }
+
         public boolean enabled() {
             return requestsPerPeriod > 0;
         }

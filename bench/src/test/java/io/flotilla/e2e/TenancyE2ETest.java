@@ -103,6 +103,7 @@ class TenancyE2ETest {
         long start = System.nanoTime();
         long last = start;
         long[] refusedAfter = new long[1000];
+        java.util.Arrays.fill(refusedAfter, -1);
         java.util.concurrent.atomic.AtomicLong lastRefusal = new java.util.concurrent.atomic.AtomicLong(start);
         for (int i = 0; i < 1000; i++) {
             long due = start + i * period;
@@ -115,9 +116,9 @@ class TenancyE2ETest {
             HttpRequest r = completion(GATEWAYS.get(i % 2), i % 4 < 2 ? "model-a" : "model-b");
             answers.add(ClusterUnderTest.HTTP.sendAsync(r, HttpResponse.BodyHandlers.discarding()).thenAccept(resp -> {
                 codes.computeIfAbsent(resp.statusCode(), k -> new AtomicInteger()).incrementAndGet();
-                long now = System.nanoTime();
-                refusedAfter[n] = resp.statusCode() == 429 ? now - sent : -1;
                 if (resp.statusCode() == 429) {
+                    long now = System.nanoTime();
+                    refusedAfter[n] = now - sent;
                     lastRefusal.accumulateAndGet(now, Math::max);
                 }
             }));

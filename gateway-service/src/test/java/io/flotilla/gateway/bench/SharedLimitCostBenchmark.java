@@ -51,10 +51,7 @@ public final class SharedLimitCostBenchmark {
             closed = s.getLocalPort();
         }
         try (LimitStore shared = store(redis.uri(), metrics); LimitStore down = store("redis://127.0.0.1:" + closed, metrics)) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!shared.up() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            awaitUp(shared);
             System.out.printf("%-28s %8s %8s %8s %8s%n", "case (µs per request)", "p50", "p99", "p99.9", "max");
             for (LimitStore store : new LimitStore[]{shared, null, down}) {
                 String name = store == shared ? "redis on loopback" : store == null ? "local only" : "store down (fallback)";
@@ -82,10 +79,7 @@ public final class SharedLimitCostBenchmark {
 
     private static void hotKey(LimitStore a, LimitStore b, LimitMetrics metrics, int rate, int seconds, String link)
             throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!(a.up() && b.up()) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        awaitUp(a, b);
         KeyRateLimits[] gateways = {
                 new KeyRateLimits(20, Duration.ofSeconds(1), a, "bench-hot:", TimeMeter.SYSTEM_MILLISECONDS, metrics),
                 new KeyRateLimits(20, Duration.ofSeconds(1), b, "bench-hot:", TimeMeter.SYSTEM_MILLISECONDS, metrics)};
@@ -118,7 +112,15 @@ public final class SharedLimitCostBenchmark {
                 admitted.get(), n, elapsed, Math.round(20 * (1 + elapsed)), metrics.fallbacks("rate") - fallbacksBefore);
     }
 
-    private static LimitStore store(String uri, LimitMetrics metrics) {
+    /** Waits up to 20 s for every store to be usable (a benchmark of a store that never came up shows its fallback). */
+    private static void awaitUp(LimitStore... stores) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!java.util.Arrays.stream(stores).allMatch(LimitStore::up) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
+
+        private static LimitStore store(String uri, LimitMetrics metrics) {
         return new LimitStore(uri, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(2), metrics);
     }
 

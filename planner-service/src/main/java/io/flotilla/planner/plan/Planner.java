@@ -45,6 +45,8 @@ public final class Planner {
     private final Map<Pool, ScaleStabilizer.State> states = new EnumMap<>(Pool.class);
     private Instant started;
     private Instant lastTraffic;
+    private PoolCounts lastReady;
+    private Instant readyChanged;
 
     public Planner(PlannerConfig config, PerformanceModel model) {
         this.config = config;
@@ -70,7 +72,14 @@ public final class Planner {
             started = now;
         }
         forecast.learn(o);
-        corrections.update(o, model, prefillsOnDecode() ? o.ready().get(Pool.AGGREGATED) : 0);
+        if (!o.ready().equals(lastReady)) {
+            readyChanged = lastReady == null ? null : now;
+            lastReady = o.ready();
+        }
+        Optional<Duration> servedBefore = servedByAnotherPool(o, now);
+        if (servedBefore.isEmpty()) {
+            corrections.update(o, model, prefillsOnDecode() ? o.ready().get(Pool.AGGREGATED) : 0);
+        }
         if (o.requests() > 0 || o.requestRate() > 0) {
             lastTraffic = now;
         }
@@ -83,16 +92,21 @@ public final class Planner {
         boolean idle = Duration.between(lastTraffic != null ? lastTraffic : started, now)
                 .compareTo(config.scaling().idleAfter()) >= 0;
         ReplicaPlanner.Sizing sizing = sizer.size(horizon, corrections.prefill(), corrections.decode());
+        ReplicaPlanner.Sizing forecastSizing = sizer.size(horizon.subList(1, horizon.size()), corrections.prefill(), corrections.decode());
         ReplicaPlanner.Sizing perRate = sizer.size(List.of(forecast.nextShape()), corrections.prefill(), corrections.decode());
         Optional<PeriodDetector.Period> period = forecast.period();
 
         adoptBaselines(view, o, now);
         Map<Pool, Double> need = new EnumMap<>(Pool.class);
+        Map<Pool, Double> keepNeed = new EnumMap<>(Pool.class);
         PoolCounts wanted = PoolCounts.NONE;
         List<String> notes = new ArrayList<>();
+        servedBefore.ifPresent(d -> notes.add(String.format(Locale.ROOT,
+                "corrections kept: READY changed %d s ago, within the measured requests' span", d.toSeconds())));
         for (Pool p : config.pools()) {
             double n = pressure(p, sizing.need(p), o, horizon.get(1), notes);
             need.put(p, n);
+            keepNeed.put(p, pressure(p, forecastSizing.need(p), o, horizon.get(1), new ArrayList<>()));
             PlannerConfig.Limits lim = config.limits().get(p);
             wanted = wanted.with(p, Math.max(lim.min(), Math.min(lim.max(), (int) Math.ceil(n - 1e-9))));
         }
@@ -109,10 +123,11 @@ public final class Planner {
             breakEven.put(p, b);
             ScaleStabilizer.Outlook outlook = period.isEmpty() ? ScaleStabilizer.Outlook.NONE
                     : replica -> untilNeeded(perRate.need(p), replica, period.get().lag(), horizon.size() - 1);
-            ScaleStabilizer.Step step = stabilizer.step(st, config.limits().get(p), need.get(p), wanted.get(p), now,
+            ScaleStabilizer.Step step = stabilizer.step(st, config.limits().get(p), need.get(p), keepNeed.get(p), wanted.get(p), now,
                     conservative, idle, b, outlook);
             targets = targets.with(p, step.target());
-            steps.add(p.label() + " " + step.why() + String.format(Locale.ROOT, " need %.2f", need.get(p)));
+            steps.add(p.label() + " " + step.why() + String.format(Locale.ROOT, " need %.2f (forecasts %.2f)", need.get(p),
+                    keepNeed.get(p)));
         }
         targets = trimToBudget(before, targets, steps);
         for (Pool p : config.pools()) {
@@ -125,6 +140,27 @@ public final class Planner {
                 forecast.rateError().value(), forecast.rateError().shortfall(), forecast.islError().value(),
                 forecast.oslError().value(), conservative, corrections.prefill(), corrections.decode(),
                 reason(horizon, readyTime, measured, period, breakEven, sizing, conservative, idle, steps, notes));
+    }
+
+    /**
+     * Whether the requests measured in this interval may have been served, in part, by pools of other sizes
+     * than the READY counts now: the latest READY change is less than one interval plus the longest a
+     * measured request ran (p90 TTFT + mean OSL × p90 ITL) ago. The correction factors compare what was
+     * measured with what the model expects of the pools now, so such an interval is not comparable — a
+     * request that queued on one overloaded worker, measured after a second one came up, reads as a
+     * cluster slower than its profile (two-burst's valley raised f_itl from 1.31 to 1.51 this way, and kept
+     * a second worker for 40 s at 2 req/s). Empty when comparable; else how long ago READY changed.
+     */
+    private Optional<Duration> servedByAnotherPool(Observation o, Instant now) {
+        if (readyChanged == null) {
+            return Optional.empty();
+        }
+        double ttft = Double.isFinite(o.ttftP90Ms()) ? o.ttftP90Ms() : 0;
+        double itl = Double.isFinite(o.itlP90Ms()) ? o.itlP90Ms() : 0;
+        double osl = Double.isFinite(o.oslMean()) ? o.oslMean() : 0;
+        Duration span = config.interval().plusMillis(Math.round(ttft + osl * itl));
+        Duration since = Duration.between(readyChanged, now);
+        return since.compareTo(span) < 0 ? Optional.of(since) : Optional.empty();
     }
 
     /**

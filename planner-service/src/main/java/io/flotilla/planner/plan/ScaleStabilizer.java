@@ -8,14 +8,15 @@ import java.util.Optional;
 
 /**
  * Turns a pool's need into its next target. Rules, in order, for a pool at target T with fractional
- * need r and wanted count D = clamp(⌈r⌉, min, max):
+ * need r (over the whole horizon: the interval just observed and the forecasts), the forecasts' need f
+ * (the same horizon without the interval just observed) and wanted count D = clamp(⌈r⌉, min, max):
  * <ol>
  *   <li>hand-set hold-off running → keep T;</li>
  *   <li>T outside [min, max] (limits changed) → clamp at once;</li>
  *   <li>idle (no request for {@code idleAfter}) → min at once (nothing is served, draining hurts no one);</li>
  *   <li>up: D &gt; T and r &gt; T·upThreshold → D, once {@code upCooldown} has passed since the last change;</li>
  *   <li>down, the break-even rule: replica k (the k-th of the pool) is <em>needed</em> while
- *       r &gt; (k − 1)·downThreshold; each replica above the minimum is kept until it has gone unneeded for
+ *       f &gt; (k − 1)·downThreshold; each replica above the minimum is kept until it has gone unneeded for
  *       its hold, then released — all replicas whose hold ran out at once.</li>
  * </ol>
  * The hold is priced by the cold start. Releasing an idle replica and starting one again when load
@@ -34,7 +35,14 @@ import java.util.Optional;
  * B. So recurring bursts whose gaps are shorter than the break-even keep their replicas, a periodic lull
  * longer than it gives them back early, and a one-off burst gives them back after B.
  *
- * <p>The band between the up rule (r &gt; T) and the need of the last replica (r &gt; 0.8·(T − 1) by
+ * <p>Why the hold follows the forecasts' need, not the observed interval's: one interval's count is a
+ * noisy measure of the rate (a Poisson count of 10 requests is ±32 %), and a window above the band is
+ * evidence of a possible rise — the up rule acts on it at once — but not that the replica will be
+ * needed: the forecasts, which that window feeds, say that. Marked from the raw window, every noisy
+ * interval restarted the hold of a replica the traffic no longer needed (two-burst's 2 req/s valley kept
+ * a second worker for 40 s on windows of 2.4–3.2 req/s).
+ *
+ * <p>The band between the up rule (r &gt; T) and the need of the last replica (f &gt; 0.8·(T − 1) by
  * default) is where a noisy flat load moves nothing. A replica is released only after its hold since
  * it was last needed, so no pool goes up, down and up again within its shortest hold. A hand-set count
  * marks every replica needed (the holds start again when its hold-off ends).
@@ -94,11 +102,13 @@ public final class ScaleStabilizer {
     }
 
     /**
+     * @param need      replicas the whole horizon needs (r): the up rule
+     * @param keepNeed  replicas the forecasts need (f): which replicas are still needed
      * @param breakEven the pool's break-even time ({@link #breakEven})
      * @param outlook   when its replicas are needed again, from a detected period
      */
-    public Step step(State st, PlannerConfig.Limits lim, double need, int desired, Instant now, boolean conservative, boolean idle,
-                     Duration breakEven, Outlook outlook) {
+    public Step step(State st, PlannerConfig.Limits lim, double need, double keepNeed, int desired, Instant now, boolean conservative,
+                     boolean idle, Duration breakEven, Outlook outlook) {
         int t = st.target;
         if (st.holdUntil != null && now.isBefore(st.holdUntil)) {
             markNeeded(st, t, now);
@@ -116,7 +126,7 @@ public final class ScaleStabilizer {
             Arrays.fill(grown, st.lastNeeded.length, t + 1, now); // replicas of a baseline count as needed when first seen
             st.lastNeeded = grown;
         }
-        int needed = (int) Math.min(t, Math.ceil(need / s.downThreshold() - 1e-9));
+        int needed = (int) Math.min(t, Math.ceil(keepNeed / s.downThreshold() - 1e-9));
         markNeeded(st, Math.max(0, needed), now);
         if (desired > t && need > t * s.upThreshold()) {
             if (cooling(st, s.upCooldown(), now)) {

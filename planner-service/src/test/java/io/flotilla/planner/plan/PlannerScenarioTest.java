@@ -1,5 +1,6 @@
 package io.flotilla.planner.plan;
 
+import io.flotilla.planner.core.ClusterView;
 import io.flotilla.planner.core.Observation;
 import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.core.PoolCounts;
@@ -9,6 +10,7 @@ import io.flotilla.protocol.v1.PlannerDecision;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -256,17 +258,50 @@ class PlannerScenarioTest {
         PlannerSim slow = new PlannerSim(DISAGG, PoolCounts.of(PREFILL, 1, DECODE, 1));
         double ttft = PlannerSim.MODEL.ttftMs(16000, 2);
         double itl = PlannerSim.MODEL.itlMs(16000 + 250, 8);
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < 16; i++) {
             asProfiled.step(Observation.load(asProfiled.next(), 30, 8, 16000, 500, asProfiled.ready())
                     .withLatency(ttft, itl, 240, 2, 8), PoolCounts.NONE, Set.of());
             slow.step(Observation.load(slow.next(), 30, 8, 16000, 500, slow.ready())
                     .withLatency(3 * ttft, 3 * itl, 240, 2, 8), PoolCounts.NONE, Set.of());
         }
-        // Observed 3× the expected latency: the factor climbs towards its bound 2 (smoothing 0.3 per interval).
+        // Observed 3× the expected latency: the factor climbs towards its bound 2 (smoothing 0.3 per interval),
+        // except in the intervals after each of the slow pool's scale-ups, whose requests the smaller pool served.
         assertThat(slow.last().ttftCorrection()).isBetween(1.9, 2.0);
         assertThat(asProfiled.last().ttftCorrection()).isEqualTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(slow.ready().get(PREFILL)).isGreaterThan(asProfiled.ready().get(PREFILL));
         assertThat(slow.last().reason()).containsPattern("f_ttft 1\\.9\\d");
+    }
+
+    @Test
+    void requestsServedBeforeAReadyChangeDoNotMoveTheCorrections() {
+        Planner planner = new Planner(DISAGG, PlannerSim.MODEL);
+        PoolCounts one = PoolCounts.of(PREFILL, 1, DECODE, 1);
+        PoolCounts two = PoolCounts.of(PREFILL, 2, DECODE, 1);
+        double ttft = PlannerSim.MODEL.ttftMs(16000, 2);
+        double itl = PlannerSim.MODEL.itlMs(16000 + 250, 8);
+        Instant t = PlannerSim.T0;
+        List<ScalingDecision> d = new ArrayList<>();
+        PoolCounts[] ready = {one, one, one, two, two, two, two};
+        for (PoolCounts r : ready) {
+            t = t.plusSeconds(30);
+            Observation o = Observation.load(t, 30, 8, 16000, 500, r).withLatency(2 * ttft, 2 * itl, 240, 2, 8);
+            d.add(planner.plan(new ClusterView(o, PoolCounts.NONE, Set.of()), t));
+        }
+        // Measured at the pools' own size: the factor moves every interval.
+        assertThat(d.get(1).ttftCorrection()).isGreaterThan(d.get(0).ttftCorrection());
+        assertThat(d.get(2).ttftCorrection()).isGreaterThan(d.get(1).ttftCorrection());
+        // READY changed at interval 3. Its requests ran up to 2·ttft + 500 · 2·itl ≈ 35 s, so an interval that
+        // ends within 30 s + 35 s of the change may include requests the smaller pool served: 0, 30 and 60 s after.
+        double requestMs = 2 * ttft + 500 * 2 * itl;
+        assertThat(requestMs).isBetween(30_000.0, 60_000.0);
+        for (int i = 3; i <= 5; i++) {
+            assertThat(d.get(i).ttftCorrection()).as("interval %d", i).isEqualTo(d.get(2).ttftCorrection());
+            assertThat(d.get(i).itlCorrection()).as("interval %d", i).isEqualTo(d.get(2).itlCorrection());
+            assertThat(d.get(i).reason()).contains("corrections kept: READY changed " + (i - 3) * 30 + " s ago");
+        }
+        // 90 s after the change every measured request started after it: the factors learn again.
+        assertThat(d.get(6).ttftCorrection()).isGreaterThan(d.get(5).ttftCorrection());
+        assertThat(d.get(6).reason()).doesNotContain("corrections kept");
     }
 
     @Test

@@ -37,7 +37,7 @@ class ScaleStabilizerTest {
         for (double need : needs) {
             now = now.plusMillis(4990);
             int desired = Math.max(LIMITS.min(), (int) Math.ceil(need - 1e-9));
-            targets.add(stabilizer.step(st, LIMITS, need, desired, now, false, false, B, outlook).target());
+            targets.add(stabilizer.step(st, LIMITS, need, need, desired, now, false, false, B, outlook).target());
         }
         return targets;
     }
@@ -97,11 +97,11 @@ class ScaleStabilizerTest {
         ScaleStabilizer.State st = new ScaleStabilizer.State();
         st.target = 1;
         Instant t = T0;
-        assertThat(s.step(st, LIMITS, 2.5, 3, t = t.plusSeconds(5), false, false, B, ScaleStabilizer.Outlook.NONE).target()).isEqualTo(3);
-        assertThat(s.step(st, LIMITS, 3.5, 4, t = t.plusSeconds(5), false, false, B, ScaleStabilizer.Outlook.NONE).why())
+        assertThat(s.step(st, LIMITS, 2.5, 2.5, 3, t = t.plusSeconds(5), false, false, B, ScaleStabilizer.Outlook.NONE).target()).isEqualTo(3);
+        assertThat(s.step(st, LIMITS, 3.5, 3.5, 4, t = t.plusSeconds(5), false, false, B, ScaleStabilizer.Outlook.NONE).why())
                 .contains("waits for the scale-up cooldown");
         // The replicas just added are needed as of the scale-up: not released 5 s later although the need fell.
-        assertThat(s.step(st, LIMITS, 0.3, 1, t.plusSeconds(1), false, false, B, ScaleStabilizer.Outlook.NONE).target()).isEqualTo(3);
+        assertThat(s.step(st, LIMITS, 0.3, 0.3, 1, t.plusSeconds(1), false, false, B, ScaleStabilizer.Outlook.NONE).target()).isEqualTo(3);
     }
 
     @Test
@@ -112,10 +112,10 @@ class ScaleStabilizerTest {
         Instant t = T0;
         // Conservative: B/λ = 20 s instead of 10 s.
         for (int i = 0; i < 4; i++) {
-            assertThat(s.step(st, LIMITS, 0.3, 1, t = t.plusSeconds(5), true, false, B, ScaleStabilizer.Outlook.NONE).target())
+            assertThat(s.step(st, LIMITS, 0.3, 0.3, 1, t = t.plusSeconds(5), true, false, B, ScaleStabilizer.Outlook.NONE).target())
                     .isEqualTo(4);
         }
-        ScaleStabilizer.Step released = s.step(st, LIMITS, 0.3, 1, t = t.plusSeconds(5), true, false, B, ScaleStabilizer.Outlook.NONE);
+        ScaleStabilizer.Step released = s.step(st, LIMITS, 0.3, 0.3, 1, t = t.plusSeconds(5), true, false, B, ScaleStabilizer.Outlook.NONE);
         assertThat(released.target()).isEqualTo(1);
         assertThat(released.why()).contains("unneeded 20 s ≥ its 20 s hold, conservative");
 
@@ -123,12 +123,12 @@ class ScaleStabilizerTest {
         Instant adopted = t;
         ScaleStabilizer.adopt(st, 5, adopted, Duration.ofSeconds(30));
         for (int sec = 5; sec < 30; sec += 5) {
-            assertThat(s.step(st, LIMITS, 0.3, 1, adopted.plusSeconds(sec), false, false, B, ScaleStabilizer.Outlook.NONE).why())
+            assertThat(s.step(st, LIMITS, 0.3, 0.3, 1, adopted.plusSeconds(sec), false, false, B, ScaleStabilizer.Outlook.NONE).why())
                     .contains("set by hand");
         }
-        assertThat(s.step(st, LIMITS, 0.3, 1, adopted.plusSeconds(30), false, false, B, ScaleStabilizer.Outlook.NONE).target())
+        assertThat(s.step(st, LIMITS, 0.3, 0.3, 1, adopted.plusSeconds(30), false, false, B, ScaleStabilizer.Outlook.NONE).target())
                 .isEqualTo(5);
-        assertThat(s.step(st, LIMITS, 0.3, 1, adopted.plusSeconds(35), false, false, B, ScaleStabilizer.Outlook.NONE).target())
+        assertThat(s.step(st, LIMITS, 0.3, 0.3, 1, adopted.plusSeconds(35), false, false, B, ScaleStabilizer.Outlook.NONE).target())
                 .isEqualTo(1);
     }
 }

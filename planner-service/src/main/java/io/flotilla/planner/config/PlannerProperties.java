@@ -175,6 +175,9 @@ public record PlannerProperties(
      * @param idleAfter     with no requests for this long every pool goes to its minimum
      * @param manualHoldOff how long replicas changed by hand are kept before planning resumes from them
      * @param kvPressure    decode KV usage at or above which the decode-serving pool gets one more replica
+     * @param windowZ       the interval just observed asks for more replicas than the target only when its request
+     *                      count is more than this many standard deviations (Poisson) above what the target carries;
+     *                      0: whenever it is above
      */
     public record Scaling(@DefaultValue("1.0") @DecimalMin("0") double upThreshold,
                           @DefaultValue("0.8") @DecimalMin("0") @DecimalMax("1") double downThreshold,
@@ -184,7 +187,8 @@ public record PlannerProperties(
                           @DefaultValue("0.5") @DecimalMin("0") @DecimalMax(value = "1", inclusive = false) double trust,
                           @DefaultValue("5m") Duration idleAfter,
                           @DefaultValue("10m") Duration manualHoldOff,
-                          @DefaultValue("0.95") @DecimalMin("0") double kvPressure) {
+                          @DefaultValue("0.95") @DecimalMin("0") double kvPressure,
+                          @DefaultValue("2.0") @DecimalMin("0") double windowZ) {
     }
 
     /**
@@ -216,7 +220,7 @@ public record PlannerProperties(
                     new PlannerConfig.CorrectionSettings(correction.min(), correction.max(), correction.smoothing(), correction.minSamples()),
                     new PlannerConfig.Scaling(scaling.upThreshold(), scaling.downThreshold(), scaling.upCooldown(),
                             scaling.restartCost(), scaling.minHold(), scaling.trust(), scaling.idleAfter(), scaling.manualHoldOff(),
-                            scaling.kvPressure()),
+                            scaling.kvPressure(), scaling.windowZ()),
                     new PlannerConfig.Seasonality(seasonality.enabled(), seasonality.minPeriod(), seasonality.maxPeriod(),
                             seasonality.minCorrelation(), seasonality.seasons()));
         } catch (IllegalArgumentException e) {

@@ -86,13 +86,19 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
      * @param idleAfter     with no request for this long every pool goes straight to its minimum
      * @param manualHoldOff how long a hand-set replica count is kept before planning resumes from it
      * @param kvPressure    decode KV usage at or above which the decode-serving pool gets one more replica
+     * @param windowZ       the interval just observed asks for more replicas than the target only when its request
+     *                      count is more than this many standard deviations (Poisson) above what the target carries
      */
     public record Scaling(double upThreshold, double downThreshold, Duration upCooldown, double restartCost,
-                          Duration minHold, double trust, Duration idleAfter, Duration manualHoldOff, double kvPressure) {
+                          Duration minHold, double trust, Duration idleAfter, Duration manualHoldOff, double kvPressure,
+                          double windowZ) {
 
         public Scaling {
             if (!(trust >= 0 && trust < 1)) {
                 throw new IllegalArgumentException("scaling.trust must be in [0, 1), got " + trust);
+            }
+            if (!(windowZ >= 0)) {
+                throw new IllegalArgumentException("scaling.window-z must not be negative, got " + windowZ);
             }
             if (!(restartCost >= 0) || minHold.isNegative() || upCooldown.isNegative()) {
                 throw new IllegalArgumentException("restart cost, shortest hold and cooldown must not be negative");

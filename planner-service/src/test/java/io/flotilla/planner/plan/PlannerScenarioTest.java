@@ -273,6 +273,32 @@ class PlannerScenarioTest {
     }
 
     @Test
+    void aWindowWithinTheCountsNoiseOfTheTargetDoesNotScaleUpAStepDoes() {
+        ReplicaPlanner sizer = new ReplicaPlanner(PlannerSim.MODEL, AGG.ttftTargetMs(), AGG.itlTargetMs(), AGG.headroom());
+        double perRate = sizer.size(List.of(new Demand(1, 2000, 200, 0)), 1, 1).need(AGGREGATED); // replicas per req/s
+        double flat = 0.6 / perRate;
+        double noisy = 1.05 / perRate;                  // 5 % above what one replica carries
+        double step = 1.8 / perRate;
+        assertThat(noisy * 30).as("requests in the noisy window").isBetween(20.0, 1_600.0); // z = 0.049·√n < 2
+        for (String z : List.of("2.0", "0")) {
+            PlannerSim noise = new PlannerSim(Configs.aggregated("ready-time", "30s", "scaling.window-z", z), PoolCounts.of(AGGREGATED, 1));
+            PlannerSim steps = new PlannerSim(Configs.aggregated("ready-time", "30s", "scaling.window-z", z), PoolCounts.of(AGGREGATED, 1));
+            for (int i = 0; i < 10; i++) {
+                noise.step(flat, 2000, 200);
+                steps.step(flat, 2000, 200);
+            }
+            int afterNoise = noise.step(noisy, 2000, 200).get(AGGREGATED);
+            assertThat(steps.step(step, 2000, 200).get(AGGREGATED)).as("window-z %s", z).isEqualTo(2);
+            if (z.equals("0")) {
+                assertThat(afterNoise).isEqualTo(2);       // every window above the target's load counts
+            } else {
+                assertThat(afterNoise).isEqualTo(1);
+                assertThat(noise.last().reason()).contains("aggregated: the interval's need 1.05 is within the noise of 1 replica");
+            }
+        }
+    }
+
+    @Test
     void requestsServedBeforeAReadyChangeDoNotMoveTheCorrections() {
         Planner planner = new Planner(DISAGG, PlannerSim.MODEL);
         PoolCounts one = PoolCounts.of(PREFILL, 1, DECODE, 1);

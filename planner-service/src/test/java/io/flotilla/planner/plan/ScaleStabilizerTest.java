@@ -24,7 +24,7 @@ class ScaleStabilizerTest {
 
     private static PlannerConfig.Scaling scaling(Duration minHold, double trust) {
         return new PlannerConfig.Scaling(1.0, 0.8, Duration.ZERO, 1.0, minHold, trust, Duration.ofMinutes(5), Duration.ofMinutes(10),
-                0.95);
+                0.95, 2.0);
     }
 
     /** Targets after each of {@code needs}, starting at {@code start} replicas, decided every 4.99 s. */
@@ -67,6 +67,34 @@ class ScaleStabilizerTest {
     }
 
     @Test
+    void aNoisyWindowScalesUpButOnlyTheForecastsKeepAReplica() {
+        // At 2 replicas, windows needing 1.1 (above replica 2's band, 0.8) and forecasts needing 0.7 (under it):
+        // the windows are within the target, so nothing scales up, and they do not restart replica 2's hold.
+        assertThat(runWithForecasts(2, 1.1, 0.7, 1.1, 0.7, 1.1, 0.7)).containsExactly(2, 2, 1);
+        // Judged on the windows, replica 2 would have been needed every time.
+        assertThat(runWithForecasts(2, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1)).containsExactly(2, 2, 2);
+        // A window needing more than the target scales up at once, whatever the forecasts say, and the replica
+        // it adds is needed as of the scale-up: kept for its hold, then released.
+        assertThat(runWithForecasts(1, 1.3, 0.7, 0.9, 0.7, 0.9, 0.7, 0.9, 0.7)).containsExactly(2, 2, 1, 1);
+    }
+
+    /** Like {@link #run}, with pairs of needs: the whole horizon's (the up rule) and the forecasts' (the holds). */
+    private static List<Integer> runWithForecasts(int start, double... pairs) {
+        ScaleStabilizer stabilizer = new ScaleStabilizer(scaling(Duration.ZERO, 0.5), INTERVAL);
+        ScaleStabilizer.State st = new ScaleStabilizer.State();
+        st.target = start;
+        Instant now = T0;
+        List<Integer> targets = new ArrayList<>();
+        for (int i = 0; i + 1 < pairs.length; i += 2) {
+            now = now.plusMillis(4990);
+            int desired = Math.max(LIMITS.min(), (int) Math.ceil(pairs[i] - 1e-9));
+            targets.add(stabilizer.step(st, LIMITS, pairs[i], pairs[i + 1], desired, now, false, false, B,
+                    ScaleStabilizer.Outlook.NONE).target());
+        }
+        return targets;
+    }
+
+    @Test
     void aPeriodThatForecastsALongIdleSpellShortensTheHold() {
         ScaleStabilizer.Outlook longIdle = replica -> Optional.of(ScaleStabilizer.NOT_WITHIN_A_PERIOD);
         ScaleStabilizer.Outlook backIn20s = replica -> Optional.of(Duration.ofSeconds(20));
@@ -93,7 +121,7 @@ class ScaleStabilizerTest {
     @Test
     void scaleUpsWaitForTheCooldownAndMarkTheNewReplicasNeeded() {
         ScaleStabilizer s = new ScaleStabilizer(new PlannerConfig.Scaling(1.0, 0.8, Duration.ofSeconds(10), 1.0, Duration.ZERO, 0.5,
-                Duration.ofMinutes(5), Duration.ofMinutes(10), 0.95), INTERVAL);
+                Duration.ofMinutes(5), Duration.ofMinutes(10), 0.95, 2.0), INTERVAL);
         ScaleStabilizer.State st = new ScaleStabilizer.State();
         st.target = 1;
         Instant t = T0;

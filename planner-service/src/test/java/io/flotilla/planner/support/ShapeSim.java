@@ -19,7 +19,8 @@ import java.util.SplittableRandom;
 
 /**
  * An aggregated pool driven by a {@link Planner} through a traffic shape, on a simulated clock. Each
- * interval's requests are a seeded Poisson draw around the shape's rate; a replica the planner adds is
+ * interval's requests are a seeded Poisson draw around the shape's rate, or a recorded trace's arrivals
+ * ({@link #replay}); a replica the planner adds is
  * paid for from the decision on and READY {@code coldStart} intervals later; a replica it removes
  * (the newest first, starting ones before ready ones) stops at once. Per interval: the target, the
  * READY and the paid (starting + READY) replicas, and the replicas the shape's rate at that time needs
@@ -135,12 +136,43 @@ public final class ShapeSim {
 
     /** Runs {@code quiet} intervals at {@code quietRate}, then the shape, with prompts of {@code isl} and outputs of {@code osl} tokens. */
     public Result run(List<Phase> shape, double isl, double osl, int quiet, double quietRate) {
-        Planner planner = new Planner(config, model);
         ReplicaPlanner sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
         SplittableRandom random = new SplittableRandom(seed);
         double dt = config.interval().toMillis() / 1000.0;
         double total = shape.stream().mapToDouble(Phase::seconds).sum();
         int steps = quiet + (int) Math.ceil(total / dt);
+        List<Interval> intervals = new ArrayList<>();
+        double peak = 0;
+        for (int i = 0; i < steps; i++) {
+            double mid = (i - quiet + 0.5) * dt;
+            double rate = i < quiet ? quietRate : rateAt(shape, mid);
+            peak = Math.max(peak, rate);
+            intervals.add(new Interval(poisson(random, rate * dt), isl, osl, rate));
+        }
+        return drive(intervals, Math.max(1, needed(sizer, peak, isl, osl)));
+    }
+
+    /** One interval's arrivals: their count, mean ISL and OSL, and the rate they were drawn at (what the load needs). */
+    public record Interval(int requests, double isl, double osl, double rate) {
+    }
+
+    /**
+     * Replays recorded arrivals (one {@link Interval} per planning interval, its rate the count's) after
+     * {@code quiet} empty intervals, against a static pool of {@code peakStatic} replicas.
+     */
+    public Result replay(List<Interval> recorded, int quiet, int peakStatic) {
+        List<Interval> intervals = new ArrayList<>();
+        for (int i = 0; i < quiet; i++) {
+            intervals.add(new Interval(0, recorded.get(0).isl(), recorded.get(0).osl(), 0));
+        }
+        intervals.addAll(recorded);
+        return drive(intervals, peakStatic);
+    }
+
+    private Result drive(List<Interval> intervals, int peakStatic) {
+        Planner planner = new Planner(config, model);
+        ReplicaPlanner sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
+        double dt = config.interval().toMillis() / 1000.0;
         List<Integer> startedAt = new ArrayList<>(); // one entry per live replica: the interval its start was decided
         startedAt.add(-coldStart);
         Instant now = PlannerSim.T0;
@@ -150,22 +182,18 @@ public final class ShapeSim {
         List<Integer> paid = new ArrayList<>();
         List<Integer> required = new ArrayList<>();
         List<ScalingDecision> decisions = new ArrayList<>();
-        double peak = 0;
-        for (int i = 0; i < steps; i++) {
-            double mid = (i - quiet + 0.5) * dt;
-            double rate = i < quiet ? quietRate : rateAt(shape, mid);
-            peak = Math.max(peak, rate);
-            int n = poisson(random, rate * dt);
+        for (int i = 0; i < intervals.size(); i++) {
+            Interval in = intervals.get(i);
             int readyNow = 0;
             for (int s : startedAt) {
                 readyNow += i - s >= coldStart ? 1 : 0;
             }
             paid.add(startedAt.size());
             ready.add(readyNow);
-            rates.add(rate);
-            required.add(needed(sizer, rate, isl, osl));
+            rates.add(in.rate());
+            required.add(needed(sizer, in.rate(), in.isl(), in.osl()));
             now = now.plus(config.interval());
-            Observation o = Observation.load(now, dt, n / dt, isl, osl, PoolCounts.of(Pool.AGGREGATED, readyNow));
+            Observation o = Observation.load(now, dt, in.requests() / dt, in.isl(), in.osl(), PoolCounts.of(Pool.AGGREGATED, readyNow));
             ScalingDecision d = planner.plan(new ClusterView(o, PoolCounts.NONE, java.util.Set.of()), now);
             decisions.add(d);
             int target = d.targets().get(Pool.AGGREGATED);
@@ -177,7 +205,6 @@ public final class ShapeSim {
                 startedAt.remove(startedAt.size() - 1); // the newest: starting replicas before ready ones
             }
         }
-        int peakStatic = Math.max(1, needed(sizer, peak, isl, osl));
         return new Result(config.interval(), rates, targets, ready, paid, required, decisions, peakStatic);
     }
 

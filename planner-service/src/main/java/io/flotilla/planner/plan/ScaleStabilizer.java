@@ -39,8 +39,8 @@ import java.util.Optional;
  * noisy measure of the rate (a Poisson count of 10 requests is ±32 %), and a window above the band is
  * evidence of a possible rise — the up rule acts on it at once — but not that the replica will be
  * needed: the forecasts, which that window feeds, say that. Marked from the raw window, every noisy
- * interval restarted the hold of a replica the traffic no longer needed (two-burst's 2 req/s valley kept
- * a second worker for 40 s on windows of 2.4–3.2 req/s).
+ * interval restarted the hold of a replica the traffic no longer needed (two-burst's 2 req/s valley at
+ * 5 s intervals has windows of 2.8–3.4 req/s, each above the second replica's band).
  *
  * <p>The band between the up rule (r &gt; T) and the need of the last replica (f &gt; 0.8·(T − 1) by
  * default) is where a noisy flat load moves nothing. A replica is released only after its hold since

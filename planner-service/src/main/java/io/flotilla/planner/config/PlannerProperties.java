@@ -176,8 +176,8 @@ public record PlannerProperties(
      * @param manualHoldOff how long replicas changed by hand are kept before planning resumes from them
      * @param kvPressure    decode KV usage at or above which the decode-serving pool gets one more replica
      * @param windowZ       the interval just observed asks for more replicas than the target only when its request
-     *                      count is more than this many standard deviations (Poisson) above what the target carries;
-     *                      0: whenever it is above
+     *                      count is more than this many standard deviations (Poisson) above the mean rate of the
+     *                      predictor.window intervals before it (a step, not that level's noise); 0: every window
      */
     public record Scaling(@DefaultValue("1.0") @DecimalMin("0") double upThreshold,
                           @DefaultValue("0.8") @DecimalMin("0") @DecimalMax("1") double downThreshold,

@@ -28,6 +28,9 @@ final class LoadForecast {
     private final PredictionError oslError;
     private final PeriodDetector periods;
     private double[] lastForecast = {Double.NaN, Double.NaN, Double.NaN};
+    private final java.util.ArrayDeque<Double> recentRates = new java.util.ArrayDeque<>();
+    private double recentLevel = Double.NaN;
+    private int recentCount;
 
     LoadForecast(PlannerConfig config) {
         this.config = config;
@@ -47,6 +50,14 @@ final class LoadForecast {
 
     /** Scores the forecasts made for this interval, then feeds it to the predictors. */
     void learn(Observation o) {
+        recentCount = recentRates.size();
+        recentLevel = recentRates.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        if (Double.isFinite(o.requestRate())) {
+            recentRates.addLast(o.requestRate());
+            while (recentRates.size() > config.predictor().window()) {
+                recentRates.removeFirst();
+            }
+        }
         rateError.record(lastForecast[0], o.requestRate());
         rate.observe(o.requestRate());
         if (periods != null) {
@@ -76,6 +87,19 @@ final class LoadForecast {
         Demand next = out.get(1);
         lastForecast = new double[] {next.rate(), next.isl(), next.osl()};
         return out;
+    }
+
+    /**
+     * The mean request rate of the {@code predictor.window} intervals before the one just observed: the
+     * level a new interval's count is tested against. NaN before the second interval.
+     */
+    double recentLevel() {
+        return recentLevel;
+    }
+
+    /** Intervals behind {@link #recentLevel}. */
+    int recentCount() {
+        return recentCount;
     }
 
     /** The request shape forecast for the next interval, at a rate of 1 request/s. */

@@ -145,31 +145,34 @@ public final class Planner {
     }
 
     /**
-     * The need the interval just observed makes a case for. Its count is a sample: n requests in a window of
-     * s seconds, Poisson. It asks for more replicas than the pool's target T (and the forecasts) only if it is
-     * more than {@code scaling.window-z} standard deviations above what T replicas carry,
+     * The need the interval just observed makes a case for. Its count is a sample — n requests in s seconds,
+     * Poisson — and it asks for more replicas than the pool's target T (and the forecasts) only if it is a
+     * step: more than {@code scaling.window-z} standard deviations above the recent level λ̄, the mean rate of
+     * the k = {@code predictor.window} intervals before it,
      * <pre>
-     * c = n · T / w        (w: the replicas the window needs; the need is linear in the rate at a given shape)
-     * z = (n − c) / √max(c, 1)
+     * z = (n − λ̄·s) / √(max(λ̄·s, 1) · (1 + 1/k))        (the window's noise and the level's)
      * </pre>
-     * else the window is within the noise of T replicas' load and the case is T. A step in the traffic (a
-     * flash crowd: 45 requests where 3 replicas carry 15, z = 7.7) still scales up at once; a window of 13
-     * requests where one replica carries 12.7 (two-burst's valley at 5 s intervals: 2.6 req/s against a
-     * need of 1.02 with the 10 % headroom) does not start a worker that the forecasts do not ask for.
+     * else it is that level's noise, and the forecasts, which it feeds, decide; the case is then T. A flash
+     * crowd's first window (17 requests where the level carries 4.2: z = 5.5) scales up at once; a window of
+     * 15 in two-burst's valley at 2 req/s (z = 1.1 against its level of 2.2) does not start a worker that
+     * the forecasts do not ask for. A pool at 0 replicas always comes up for a window that needs it;
+     * {@code window-z} 0 lets every window count.
      */
     private double windowNeed(Pool p, double window, double forecasts, Observation o, List<String> notes) {
         int target = states.get(p).target >= 0 ? states.get(p).target : o.ready().get(p);
-        if (window <= Math.max(forecasts, target) || target == 0 || !(o.requestRate() > 0) || !(o.intervalSeconds() > 0)) {
+        double level = forecast.recentLevel();
+        if (config.scaling().windowZ() == 0 || window <= Math.max(forecasts, target) || target == 0 || !Double.isFinite(level)
+                || !(o.intervalSeconds() > 0)) {
             return window;
         }
         double n = o.requestRate() * o.intervalSeconds();
-        double carried = n * target / window;
-        double z = (n - carried) / Math.sqrt(Math.max(carried, 1));
+        double expected = level * o.intervalSeconds();
+        double z = (n - expected) / Math.sqrt(Math.max(expected, 1) * (1 + 1.0 / forecast.recentCount()));
         if (z >= config.scaling().windowZ()) {
             return window;
         }
-        notes.add(String.format(Locale.ROOT, "%s: the interval's need %.2f is within the noise of %d replica%s (z %.1f < %.1f)",
-                p.label(), window, target, target == 1 ? "" : "s", z, config.scaling().windowZ()));
+        notes.add(String.format(Locale.ROOT, "%s: the interval's need %.2f is noise of the recent %.2f req/s (z %.1f < %.1f)",
+                p.label(), window, level, z, config.scaling().windowZ()));
         return target;
     }
 

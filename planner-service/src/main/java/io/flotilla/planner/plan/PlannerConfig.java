@@ -87,7 +87,8 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
      * @param manualHoldOff how long a hand-set replica count is kept before planning resumes from it
      * @param kvPressure    decode KV usage at or above which the decode-serving pool gets one more replica
      * @param windowZ       the interval just observed asks for more replicas than the target only when its request
-     *                      count is more than this many standard deviations (Poisson) above what the target carries
+     *                      count is more than this many standard deviations (Poisson) above the mean rate of the
+     *                      predictor.window intervals before it (a step, not that level's noise); 0: every window
      */
     public record Scaling(double upThreshold, double downThreshold, Duration upCooldown, double restartCost,
                           Duration minHold, double trust, Duration idleAfter, Duration manualHoldOff, double kvPressure,

@@ -273,16 +273,21 @@ class PlannerScenarioTest {
     }
 
     @Test
-    void aWindowWithinTheCountsNoiseOfTheTargetDoesNotScaleUpAStepDoes() {
+    void aWindowWithinTheNoiseOfTheRecentLevelDoesNotScaleUpAStepDoes() {
         ReplicaPlanner sizer = new ReplicaPlanner(PlannerSim.MODEL, AGG.ttftTargetMs(), AGG.itlTargetMs(), AGG.headroom());
         double perRate = sizer.size(List.of(new Demand(1, 2000, 200, 0)), 1, 1).need(AGGREGATED); // replicas per req/s
-        double flat = 0.6 / perRate;
+        double flat = 0.8 / perRate;
         double noisy = 1.05 / perRate;                  // 5 % above what one replica carries
         double step = 1.8 / perRate;
-        assertThat(noisy * 30).as("requests in the noisy window").isBetween(20.0, 1_600.0); // z = 0.049·√n < 2
+        // 5 s intervals: the noisy window's count is within 2 σ of the flat level's, the step's far above it.
+        double n = noisy * 5;
+        double level = flat * 5;
+        assertThat((n - level) / Math.sqrt(level * 1.2)).isBetween(0.3, 2.0);
+        assertThat((step * 5 - level) / Math.sqrt(level * 1.2)).isGreaterThan(3.0);
         for (String z : List.of("2.0", "0")) {
-            PlannerSim noise = new PlannerSim(Configs.aggregated("ready-time", "30s", "scaling.window-z", z), PoolCounts.of(AGGREGATED, 1));
-            PlannerSim steps = new PlannerSim(Configs.aggregated("ready-time", "30s", "scaling.window-z", z), PoolCounts.of(AGGREGATED, 1));
+            String[] settings = {"interval", "5s", "ready-time", "10s", "scaling.up-cooldown", "0s", "scaling.window-z", z};
+            PlannerSim noise = new PlannerSim(Configs.aggregated(settings), PoolCounts.of(AGGREGATED, 1));
+            PlannerSim steps = new PlannerSim(Configs.aggregated(settings), PoolCounts.of(AGGREGATED, 1));
             for (int i = 0; i < 10; i++) {
                 noise.step(flat, 2000, 200);
                 steps.step(flat, 2000, 200);
@@ -293,7 +298,7 @@ class PlannerScenarioTest {
                 assertThat(afterNoise).isEqualTo(2);       // every window above the target's load counts
             } else {
                 assertThat(afterNoise).isEqualTo(1);
-                assertThat(noise.last().reason()).contains("aggregated: the interval's need 1.05 is within the noise of 1 replica");
+                assertThat(noise.last().reason()).contains("aggregated: the interval's need 1.05 is noise of the recent");
             }
         }
     }

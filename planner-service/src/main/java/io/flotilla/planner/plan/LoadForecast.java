@@ -5,13 +5,15 @@ import io.flotilla.planner.predict.LoadPredictor;
 import io.flotilla.planner.predict.PeriodDetector;
 import io.flotilla.planner.predict.PredictionError;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * What the planner expects of the traffic: the predictors of the request rate, mean ISL, mean OSL and
- * cached fraction, their one-step errors, and the period of the rate ({@link PeriodDetector}). The rate
+ * cached fraction, their one-step errors, the period of the rate ({@link PeriodDetector}), and the recent
+ * level of the rate that a new interval's count is tested against ({@link #recentLevel}). The rate
  * forecast k intervals ahead is the predictor's, raised to the seasonal forecast when a period is known:
  * max(ŷ_k, ŝ_k), so that the pool is sized ahead of a rise the period foresees and the trend cannot.
  * Not thread-safe: the planning thread alone calls it.
@@ -28,7 +30,7 @@ final class LoadForecast {
     private final PredictionError oslError;
     private final PeriodDetector periods;
     private double[] lastForecast = {Double.NaN, Double.NaN, Double.NaN};
-    private final java.util.ArrayDeque<Double> recentRates = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Double> recentRates = new ArrayDeque<>();
     private double recentLevel = Double.NaN;
     private int recentCount;
 

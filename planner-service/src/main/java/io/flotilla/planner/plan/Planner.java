@@ -106,9 +106,14 @@ public final class Planner {
         ReplicaPlanner.Sizing windowSizing = sizer.size(horizon.subList(0, 1), corrections.prefill(), corrections.decode());
         for (Pool p : config.pools()) {
             double raw = Math.max(windowNeed(p, windowSizing.need(p), forecastSizing.need(p), o, notes), forecastSizing.need(p));
-            double n = pressure(p, raw, o, horizon.get(1), notes);
+            Optional<String> pressed = pressure(p, o, horizon.get(1));
+            double floor = pressed.isPresent() ? states.get(p).target + 1 : 0;
+            if (raw < floor) {
+                notes.add(pressed.get());
+            }
+            double n = Math.max(raw, floor);
             need.put(p, n);
-            keepNeed.put(p, pressure(p, forecastSizing.need(p), o, horizon.get(1), new ArrayList<>()));
+            keepNeed.put(p, Math.max(forecastSizing.need(p), floor));
             PlannerConfig.Limits lim = config.limits().get(p);
             wanted = wanted.with(p, Math.max(lim.min(), Math.min(lim.max(), (int) Math.ceil(n - 1e-9))));
         }
@@ -236,26 +241,28 @@ public final class Planner {
         return config.pools().contains(Pool.AGGREGATED) && !config.pools().contains(Pool.PREFILL);
     }
 
-    /** Reactive floor: one replica more than the target when the serving pool is under pressure now. */
-    private double pressure(Pool p, double need, Observation o, Demand next, List<String> notes) {
-        int target = states.get(p).target;
+    /**
+     * Whether the serving pool is under pressure now, and why: its need then has a reactive floor of one
+     * replica more than the target (decode KV usage ≥ kvPressure; prefill backlog per replica longer than
+     * the TTFT target to clear). Empty when it is not.
+     */
+    private Optional<String> pressure(Pool p, Observation o, Demand next) {
         boolean servesDecode = p == Pool.DECODE || (p == Pool.AGGREGATED && !config.pools().contains(Pool.DECODE));
         boolean servesPrefill = p == Pool.PREFILL || (p == Pool.AGGREGATED && prefillsOnDecode());
-        if (servesDecode && o.decodeKvUsage() >= config.scaling().kvPressure() && need < target + 1) {
-            notes.add(String.format(Locale.ROOT, "%s KV usage %.2f ≥ %.2f", p.label(), o.decodeKvUsage(),
+        if (servesDecode && o.decodeKvUsage() >= config.scaling().kvPressure()) {
+            return Optional.of(String.format(Locale.ROOT, "%s KV usage %.2f ≥ %.2f", p.label(), o.decodeKvUsage(),
                     config.scaling().kvPressure()));
-            need = target + 1;
         }
         double islNow = Double.isFinite(o.islMean()) ? o.islMean() : next.isl();
         if (servesPrefill && o.prefillQueueTokens() > 0 && Double.isFinite(islNow)) {
             double perReplica = model.prefillCapacity(islNow, config.ttftTargetMs() / corrections.prefill()).tokensPerSecond();
             double backlogSeconds = o.prefillQueueTokens() / Math.max(1, o.ready().get(p)) / perReplica;
-            if (backlogSeconds * 1000 > config.ttftTargetMs() && need < target + 1) {
-                notes.add(String.format(Locale.ROOT, "%s prefill backlog %.0f ms > TTFT target", p.label(), backlogSeconds * 1000));
-                need = target + 1;
+            if (backlogSeconds * 1000 > config.ttftTargetMs()) {
+                return Optional.of(String.format(Locale.ROOT, "%s prefill backlog %.0f ms > TTFT target", p.label(),
+                        backlogSeconds * 1000));
             }
         }
-        return need;
+        return Optional.empty();
     }
 
     /** Undoes this round's scale-ups, one replica at a time in pool order, until the budget holds. */

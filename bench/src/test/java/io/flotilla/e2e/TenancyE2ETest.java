@@ -19,12 +19,14 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -103,8 +105,8 @@ class TenancyE2ETest {
         long start = System.nanoTime();
         long last = start;
         long[] refusedAfter = new long[1000];
-        java.util.Arrays.fill(refusedAfter, -1);
-        java.util.concurrent.atomic.AtomicLong lastRefusal = new java.util.concurrent.atomic.AtomicLong(start);
+        Arrays.fill(refusedAfter, -1);
+        AtomicLong lastRefusal = new AtomicLong(start);
         for (int i = 0; i < 1000; i++) {
             long due = start + i * period;
             while (System.nanoTime() < due) {
@@ -124,7 +126,7 @@ class TenancyE2ETest {
             }));
         }
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-        long[] refusals = java.util.Arrays.stream(refusedAfter).filter(t -> t >= 0).sorted().toArray();
+        long[] refusals = Arrays.stream(refusedAfter).filter(t -> t >= 0).sorted().toArray();
         double elapsed = (last - start) / 1e9;
         int allowed = codes.getOrDefault(200, new AtomicInteger()).get();
         // A limit of N/s over e seconds admits N·e plus the bucket's burst of N. (The bucket refills N at

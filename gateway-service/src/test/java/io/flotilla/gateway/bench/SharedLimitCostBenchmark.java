@@ -13,6 +13,7 @@ import reactor.core.scheduler.Schedulers;
 
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -115,12 +116,12 @@ public final class SharedLimitCostBenchmark {
     /** Waits up to 20 s for every store to be usable (a benchmark of a store that never came up shows its fallback). */
     private static void awaitUp(LimitStore... stores) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!java.util.Arrays.stream(stores).allMatch(LimitStore::up) && System.nanoTime() < deadline) {
+        while (!Arrays.stream(stores).allMatch(LimitStore::up) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
     }
 
-        private static LimitStore store(String uri, LimitMetrics metrics) {
+    private static LimitStore store(String uri, LimitMetrics metrics) {
         return new LimitStore(uri, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(2), metrics);
     }
 

@@ -96,12 +96,14 @@ public final class ShapeSim {
     private final PerformanceModel model;
     private final int coldStart;
     private final long seed;
+    private final ReplicaPlanner sizer;
 
     public ShapeSim(PlannerConfig config, PerformanceModel model, int coldStartIntervals, long seed) {
         this.config = config;
         this.model = model;
         this.coldStart = coldStartIntervals;
         this.seed = seed;
+        this.sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
     }
 
     /** Phases from triples: seconds, from, to, seconds, from, to, … */
@@ -136,7 +138,6 @@ public final class ShapeSim {
 
     /** Runs {@code quiet} intervals at {@code quietRate}, then the shape, with prompts of {@code isl} and outputs of {@code osl} tokens. */
     public Result run(List<Phase> shape, double isl, double osl, int quiet, double quietRate) {
-        ReplicaPlanner sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
         SplittableRandom random = new SplittableRandom(seed);
         double dt = config.interval().toMillis() / 1000.0;
         double total = shape.stream().mapToDouble(Phase::seconds).sum();
@@ -171,7 +172,6 @@ public final class ShapeSim {
 
     private Result drive(List<Interval> intervals, int peakStatic) {
         Planner planner = new Planner(config, model);
-        ReplicaPlanner sizer = new ReplicaPlanner(model, config.ttftTargetMs(), config.itlTargetMs(), config.headroom());
         double dt = config.interval().toMillis() / 1000.0;
         List<Integer> startedAt = new ArrayList<>(); // one entry per live replica: the interval its start was decided
         startedAt.add(-coldStart);

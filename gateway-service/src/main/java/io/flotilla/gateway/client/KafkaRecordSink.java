@@ -2,6 +2,7 @@ package io.flotilla.gateway.client;
 
 import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.GatewayLoad;
 import io.flotilla.protocol.v1.RequestRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -11,7 +12,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Request records on {@code flotilla.requests}, keyed by request id. {@code send} blocks at most
+ * Request records on {@code flotilla.requests}, keyed by request id, and load reports on
+ * {@code flotilla.gateway-load}, keyed by gateway id, over one producer. {@code send} blocks at most
  * {@code max.block.ms} (500 ms) when the broker's metadata is unknown; undelivered records expire
  * after the delivery timeout and count as errors.
  */
@@ -28,8 +30,12 @@ public final class KafkaRecordSink implements RequestRecordSink {
 
     @Override
     public void send(RequestRecord record, Runnable onError) {
+        deliver(new ProducerRecord<>(Topics.REQUESTS.name(), record.getId(), record), onError);
+    }
+
+    private void deliver(ProducerRecord<String, Object> record, Runnable onError) {
         try {
-            producer.send(new ProducerRecord<>(Topics.REQUESTS.name(), record.getId(), record), (meta, error) -> {
+            producer.send(record, (meta, error) -> {
                 if (error != null) {
                     onError.run();
                 }
@@ -37,6 +43,11 @@ public final class KafkaRecordSink implements RequestRecordSink {
         } catch (RuntimeException e) { // metadata unavailable past max.block.ms, or producer closed
             onError.run();
         }
+    }
+
+    @Override
+    public void load(GatewayLoad load, Runnable onError) {
+        deliver(new ProducerRecord<>(Topics.GATEWAY_LOAD.name(), load.getGatewayId(), load), onError);
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.flotilla.gateway.client.RouteDeadline;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.client.WorkerClient;
 import io.flotilla.gateway.flow.FlowController;
+import io.flotilla.gateway.flow.FlowLoadReporter;
 import io.flotilla.gateway.flow.FlowMetrics;
 import io.flotilla.gateway.flow.FlowPolicy;
 import io.flotilla.gateway.flow.PrefixMemory;
@@ -44,14 +45,12 @@ import org.springframework.context.annotation.Configuration;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /** Wires the request path: router and worker clients, flow control, capacity watch, model catalog and profiles, records. */
@@ -233,15 +232,14 @@ class GatewayConfig {
         return new PrefixMemory(properties.flow().prefixMemoryBlocks());
     }
 
+    @Bean
+    GatewayInstance gatewayInstance() {
+        return GatewayInstance.create();
+    }
+
     @Bean(destroyMethod = "close")
-    CapacityWatch capacityWatch(RouterClient router, FleetView fleet, FlowController flow) {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            host = "gateway";
-        }
-        return new CapacityWatch(router, fleet, flow, host + "-" + UUID.randomUUID().toString().substring(0, 8)).start();
+    CapacityWatch capacityWatch(RouterClient router, FleetView fleet, FlowController flow, GatewayInstance instance) {
+        return new CapacityWatch(router, fleet, flow, instance.id()).start();
     }
 
     @Bean
@@ -271,7 +269,25 @@ class GatewayConfig {
     @Bean
     @ConditionalOnProperty(name = "flotilla.gateway.records.enabled", havingValue = "true", matchIfMissing = true)
     KafkaTopicUse gatewayKafkaTopics() {
-        return KafkaTopicUse.producerOnly(List.of(Topics.REQUESTS));
+        return KafkaTopicUse.producerOnly(List.of(Topics.REQUESTS, Topics.GATEWAY_LOAD));
+    }
+
+    /**
+     * This gateway's flow-control queue and in-flight requests per model on {@code flotilla.gateway-load}
+     * every {@code records.load-interval}, for the planner; off when records are disabled or the
+     * interval is 0.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "flotilla.gateway.records.enabled", havingValue = "true", matchIfMissing = true)
+    FlowLoadReporter flowLoadReporter(GatewayInstance instance, FlowController flow, RequestRecordSink sink,
+                                      GatewayProperties properties, GatewayMetrics metrics, Clock clock) {
+        FlowLoadReporter reporter = new FlowLoadReporter(instance.id(), flow, sink::load,
+                properties.records().loadInterval(), clock);
+        metrics.functionCounter("flotilla.gateway.load.reports", "Gateway load reports handed to Kafka",
+                reporter, FlowLoadReporter::sent);
+        metrics.functionCounter("flotilla.gateway.load.reports.failed", "Gateway load reports not delivered",
+                reporter, FlowLoadReporter::failed);
+        return reporter.start();
     }
 
     @Bean(destroyMethod = "close")

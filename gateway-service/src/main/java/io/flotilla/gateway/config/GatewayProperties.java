@@ -271,12 +271,15 @@ public record GatewayProperties(
     /**
      * Request records.
      *
-     * @param enabled publish one {@code RequestRecord} per finished request on {@code flotilla.requests}
-     * @param buffer  records held while Kafka is slow or down; beyond it records are dropped and counted
+     * @param enabled      publish one {@code RequestRecord} per finished request on {@code flotilla.requests}
+     * @param buffer       records held while Kafka is slow or down; beyond it records are dropped and counted
+     * @param loadInterval how often the gateway's flow-control queue and in-flight requests per model go to
+     *                     {@code flotilla.gateway-load} (the planner counts queued requests as demand); 0: never
      */
     public record Records(
             @DefaultValue("true") boolean enabled,
-            @DefaultValue("10000") @Min(1) int buffer) {
+            @DefaultValue("10000") @Min(1) int buffer,
+            @DefaultValue("1s") Duration loadInterval) {
     }
 
     /** Whether a model's cached prefixes are shared by every tenant or private to each. */

@@ -1,15 +1,19 @@
 package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.GatewayTestBase;
+import io.flotilla.gateway.config.GatewayInstance;
 import io.flotilla.gateway.fakes.FakeCluster;
 import io.flotilla.gateway.fakes.FakeWorker;
 import io.flotilla.gateway.fakes.Sse;
+import io.flotilla.protocol.v1.GatewayLoad;
+import io.flotilla.protocol.v1.GatewayModelLoad;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.grpc.Status;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -23,6 +27,9 @@ import static org.awaitility.Awaitility.await;
 
 /** Routing outcomes, worker failures and migration, client disconnects. */
 class RequestPathTest extends GatewayTestBase {
+
+    @Autowired
+    GatewayInstance instance;
 
     private static final String CHAT = """
             {"messages":[{"role":"user","content":"tell me"}],"max_tokens":%d,"stream":%s,
@@ -162,6 +169,7 @@ class RequestPathTest extends GatewayTestBase {
                 .retrieve().bodyToMono(String.class).subscribe(body::add);
         try {
             await().atMost(WAIT).until(() -> cluster.router.routes.size() == 1);
+            await("the planner is told a request waits here").atMost(WAIT).until(() -> queued("flotilla-sim") == 1);
             busy.set(false);
             cluster.router.pushCapacity(cluster.router.capacity(java.util.Set.of())); // a worker freed capacity
             await().atMost(WAIT).until(() -> body.size() == 1);
@@ -173,6 +181,13 @@ class RequestPathTest extends GatewayTestBase {
         } finally {
             client.dispose();
         }
+    }
+
+    /** Requests of {@code model} queued at this test's gateway, as its latest load report says. */
+    private int queued(String model) {
+        GatewayLoad load = cluster.records.loads.get(instance.id());
+        return load == null ? -1 : load.getModelsList().stream().filter(m -> m.getModel().equals(model))
+                .mapToInt(GatewayModelLoad::getQueued).sum();
     }
 
     @Test

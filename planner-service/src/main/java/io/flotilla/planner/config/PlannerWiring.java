@@ -24,9 +24,11 @@ import io.flotilla.protocol.kafka.ProtoDeserializer;
 import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.TopicTailer;
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.GatewayLoad;
 import io.flotilla.protocol.v1.RequestRecord;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
@@ -96,8 +98,12 @@ class PlannerWiring {
     }
 
     @Bean
-    ObservationFeed observationFeed(PlannerProperties p, Clock clock) {
-        return new ObservationFeed(p.model(), clock.instant());
+    ObservationFeed observationFeed(PlannerProperties p, Clock clock, MeterRegistry registry) {
+        ObservationFeed feed = new ObservationFeed(p.model(), clock);
+        Gauge.builder("flotilla.planner.gateway_queued", feed, ObservationFeed::gatewayQueued)
+                .description("Requests of the model waiting in the gateways' flow-control queues, as last reported "
+                        + "(counted as demand in flight)").register(registry);
+        return feed;
     }
 
     @Bean
@@ -121,12 +127,13 @@ class PlannerWiring {
     }
 
     /**
-     * The planner writes its decisions; it reads membership, load and request records, and is ready once it
+     * The planner writes its decisions; it reads membership, load, request records and the gateways' queues, and is ready once it
      * has read membership (it plans nothing sensible before).
      */
     @Bean
     KafkaTopicUse plannerKafkaTopics(KafkaFeeds feeds) {
-        return new KafkaTopicUse(List.of(Topics.PLANNER_DECISIONS), List.of(Topics.WORKERS, Topics.WORKER_LOAD, Topics.REQUESTS),
+        return new KafkaTopicUse(List.of(Topics.PLANNER_DECISIONS), List.of(Topics.WORKERS, Topics.WORKER_LOAD, Topics.REQUESTS,
+                Topics.GATEWAY_LOAD),
                 () -> feeds.loaded(Topics.WORKERS.name()), feeds::problems);
     }
 
@@ -169,8 +176,12 @@ class PlannerWiring {
                 TopicTailer<RequestRecord> requests = new TopicTailer<>(clientId, consumer, Topics.REQUESTS.name(),
                         new ProtoDeserializer.RequestRecords(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(feed::onRequest), clock);
+                TopicTailer<GatewayLoad> gateways = new TopicTailer<>(clientId, consumer, Topics.GATEWAY_LOAD.name(),
+                        new ProtoDeserializer.GatewayLoads(), TopicTailer.Start.LATEST, Map.of(),
+                        TopicTailer.eachValue(feed::onGatewayLoad), clock);
                 membershipTailer.set(membership);
-                tailers = List.of(feeds.add(membership).start(), feeds.add(load).start(), feeds.add(requests).start());
+                tailers = List.of(feeds.add(membership).start(), feeds.add(load).start(), feeds.add(requests).start(),
+                        feeds.add(gateways).start());
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "planner-timer");
                     t.setDaemon(true);

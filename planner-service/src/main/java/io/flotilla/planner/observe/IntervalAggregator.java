@@ -4,6 +4,8 @@ import io.flotilla.planner.core.Fleet;
 import io.flotilla.planner.core.Observation;
 import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.protocol.v1.GatewayLoad;
+import io.flotilla.protocol.v1.GatewayModelLoad;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
 import io.flotilla.protocol.v1.WorkerLoad;
@@ -22,9 +24,13 @@ import java.util.Map;
  *   <li>request rate = arrivals / interval, arrivals = finished requests (every outcome but client
  *       errors: rejected, failed and timed out requests were demand too) + the growth of the requests in
  *       flight (running + waiting, each worker's latest load report, summed over the workers in the
- *       fleet). Requests are conserved — each one that arrived is either in flight or has finished — so
+ *       fleet, plus the requests waiting in the gateways' flow-control queues, each gateway's latest
+ *       {@code GatewayLoad}). Requests are conserved — each one that arrived is either in flight or has finished — so
  *       this counts demand when it arrives; counting finished requests alone lags it by the requests'
- *       latency and, on a saturated pool, reads the pool's throughput instead of the load. A negative
+ *       latency and, on a saturated pool, reads the pool's throughput instead of the load; leaving out
+ *       the gateways' queues does the same once the pool's overflow waits there. A gateway not heard from
+ *       for five report intervals (at least {@link #GATEWAY_SILENT}) is forgotten, as a worker that
+ *       left the fleet. A negative
  *       count (a worker left the fleet with requests in flight, whose records come later) is 0 and is
  *       carried into the next interval only. The first interval has no starting count and counts
  *       finished requests only;</li>
@@ -41,6 +47,12 @@ import java.util.Map;
 public final class IntervalAggregator {
 
     static final int SAMPLE_CAPACITY = 20_000;
+    /** The shortest silence after which a gateway's queue no longer counts. */
+    static final Duration GATEWAY_SILENT = Duration.ofSeconds(5);
+
+    /** One gateway's queue for this model, as of its latest report. */
+    private record GatewayQueue(int queued, Instant receivedAt, Duration silentAfter) {
+    }
 
     private static final class LoadSum {
         long n;
@@ -59,6 +71,8 @@ public final class IntervalAggregator {
     private Map<String, LoadSum> loads = new HashMap<>();
     /** Latest running + waiting requests per worker (kept across intervals). */
     private final Map<String, Integer> inFlight = new HashMap<>();
+    /** Latest queued requests per gateway (kept across intervals). */
+    private final Map<String, GatewayQueue> gatewayQueued = new HashMap<>();
     /** Requests in flight when the interval began; NaN before the first close. */
     private double inFlightAtStart = Double.NaN;
     /** The previous interval's arrivals below zero, carried into this one. */
@@ -99,6 +113,24 @@ public final class IntervalAggregator {
         inFlight.put(load.getWorkerId(), load.getRunning() + load.getWaiting());
     }
 
+    /** A gateway's report, received at {@code receivedAt} (the planner's clock: gateways' clocks may differ). */
+    public void onGatewayLoad(GatewayLoad load, Instant receivedAt) {
+        int queued = 0;
+        for (GatewayModelLoad m : load.getModelsList()) {
+            if (model.equals(m.getModel())) {
+                queued += m.getQueued();
+            }
+        }
+        Duration silentAfter = Duration.ofMillis(5L * load.getIntervalMs());
+        gatewayQueued.put(load.getGatewayId(), new GatewayQueue(queued, receivedAt,
+                silentAfter.compareTo(GATEWAY_SILENT) < 0 ? GATEWAY_SILENT : silentAfter));
+    }
+
+    /** Requests waiting in the gateways' queues now (the gateways heard from lately). */
+    public int gatewayQueued() {
+        return gatewayQueued.values().stream().mapToInt(GatewayQueue::queued).sum();
+    }
+
     /** Ends the interval at {@code now}, starts the next one, and returns what it showed. */
     public Observation close(Instant now, Fleet fleet, java.util.function.Function<String, java.util.Optional<Pool>> poolOf) {
         double seconds = Math.max(1e-3, Duration.between(start, now).toMillis() / 1000.0);
@@ -114,7 +146,8 @@ public final class IntervalAggregator {
         double[] decodeSide = perPool.getOrDefault(Pool.DECODE, perPool.getOrDefault(Pool.AGGREGATED, new double[4]));
         PoolCounts ready = fleet.ready();
         inFlight.keySet().removeIf(worker -> fleet.get(worker).isEmpty());
-        double inFlightNow = inFlight.values().stream().mapToInt(Integer::intValue).sum();
+        gatewayQueued.values().removeIf(g -> g.receivedAt().plus(g.silentAfter()).isBefore(now));
+        double inFlightNow = inFlight.values().stream().mapToInt(Integer::intValue).sum() + gatewayQueued();
         double counted = requests + (Double.isNaN(inFlightAtStart) ? 0 : inFlightNow - inFlightAtStart) + deficit;
         double arrivals = Math.max(0, counted);
         deficit = Math.min(0, counted - deficit);

@@ -4,14 +4,16 @@ import io.flotilla.planner.core.Fleet;
 import io.flotilla.planner.core.Observation;
 import io.flotilla.planner.observe.IntervalAggregator;
 import io.flotilla.planner.observe.MembershipTable;
+import io.flotilla.protocol.v1.GatewayLoad;
 import io.flotilla.protocol.v1.RequestRecord;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerStatus;
 
+import java.time.Clock;
 import java.time.Instant;
 
 /**
- * The planner's read model: membership and the current interval, fed by the Kafka tailers' threads
+ * The planner's read model: membership, the gateways' queues and the current interval, fed by the Kafka tailers' threads
  * and read by the planning thread. Every method is synchronized; each call is short.
  */
 public final class ObservationFeed {
@@ -21,10 +23,13 @@ public final class ObservationFeed {
 
     private final MembershipTable membership;
     private final IntervalAggregator interval;
+    private final Clock clock;
 
-    public ObservationFeed(String model, Instant start) {
+    /** @param clock when reports are received; the first interval starts now */
+    public ObservationFeed(String model, Clock clock) {
         this.membership = new MembershipTable(model);
-        this.interval = new IntervalAggregator(model, start);
+        this.interval = new IntervalAggregator(model, clock.instant());
+        this.clock = clock;
     }
 
     public synchronized void onStatus(WorkerStatus s) {
@@ -40,6 +45,15 @@ public final class ObservationFeed {
 
     public synchronized void onRequest(RequestRecord r) {
         interval.onRequest(r);
+    }
+
+    public synchronized void onGatewayLoad(GatewayLoad load) {
+        interval.onGatewayLoad(load, clock.instant());
+    }
+
+    /** Requests waiting in the gateways' flow-control queues, as last reported. */
+    public synchronized int gatewayQueued() {
+        return interval.gatewayQueued();
     }
 
     /** @param membershipUnhealthySinceMs when the membership feed went unhealthy, -1 while healthy */

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code flotilla_planner_target_replicas{pool}},
  * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
  * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds},
- * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}}.
+ * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}}; the
+ * observation feed adds {@code flotilla_planner_gateway_queued}.
  */
 public final class PlannerMetrics {
 

@@ -6,6 +6,8 @@ import io.flotilla.planner.PlannerApplication;
 import io.flotilla.protocol.kafka.ProtoDeserializer;
 import io.flotilla.protocol.kafka.ProtoSerializer;
 import io.flotilla.protocol.kafka.Topics;
+import io.flotilla.protocol.v1.GatewayLoad;
+import io.flotilla.protocol.v1.GatewayModelLoad;
 import io.flotilla.protocol.v1.PlannerDecision;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
@@ -40,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The Spring shell with a real broker: request records and worker heartbeats in, a decision out on
+ * The Spring shell with a real broker: request records, worker heartbeats and a gateway's queue in, a decision out on
  * {@code flotilla.planner-decisions} and at {@code GET /planner/decisions}, metrics on the actuator.
  */
 @ExtendWith(KafkaBrokerExtension.class)
@@ -110,9 +112,22 @@ class PlannerServiceKafkaTest {
                     .contains("flotilla_planner_prediction_error{").contains("flotilla_planner_target_replicas{")
                     .contains("flotilla_planner_ready_replicas{").contains("flotilla_planner_decisions_total{")
                     .contains("flotilla_planner_prediction_shortfall").contains("flotilla_planner_ready_time_seconds");
+            await("the gateway's queue, read from flotilla.gateway-load").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> {
+                        producer.send(new ProducerRecord<>(Topics.GATEWAY_LOAD.name(), "gw-1", gatewayLoad(model)));
+                        producer.flush();
+                        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+                                .build(), HttpResponse.BodyHandlers.ofString()).body()
+                                .matches("(?s).*flotilla_planner_gateway_queued\\{[^}]*} 7\\.0.*");
+                    });
         } finally {
             app.close();
         }
+    }
+
+    private static GatewayLoad gatewayLoad(String model) {
+        return GatewayLoad.newBuilder().setGatewayId("gw-1").setTs(System.currentTimeMillis()).setIntervalMs(1000)
+                .addModels(GatewayModelLoad.newBuilder().setModel(model).setQueued(7).setInFlight(3)).build();
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -4,6 +4,8 @@ import io.flotilla.planner.core.Fleet;
 import io.flotilla.planner.core.FleetWorker;
 import io.flotilla.planner.core.Observation;
 import io.flotilla.planner.core.Pool;
+import io.flotilla.protocol.v1.GatewayLoad;
+import io.flotilla.protocol.v1.GatewayModelLoad;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
 import io.flotilla.protocol.v1.WorkerLoad;
@@ -158,5 +160,49 @@ class IntervalAggregatorTest {
         a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
         assertThat(a.close(T0.plusSeconds(70), fleetOf("w2"), id -> Optional.of(Pool.AGGREGATED)).requestRate())
                 .isCloseTo(0, within(1e-12));
+    }
+
+    private static GatewayLoad gateway(String id, int queued) {
+        return GatewayLoad.newBuilder().setGatewayId(id).setIntervalMs(1000)
+                .addModels(GatewayModelLoad.newBuilder().setModel("m").setQueued(queued).setInFlight(8))
+                .addModels(GatewayModelLoad.newBuilder().setModel("other").setQueued(500)).build();
+    }
+
+    @Test
+    void aSaturatedPoolsOverflowWaitingAtTheGatewaysCountsAsArrivals() {
+        IntervalAggregator a = new IntervalAggregator("m", T0);
+        a.onLoad(inFlight("w1", 8, 0));
+        a.close(T0.plusSeconds(10), fleetOf("w1"), id -> Optional.of(Pool.AGGREGATED));
+
+        // The pool is full (8 running) and finishes 10 per interval while 30 arrive: 20 wait at two gateways.
+        for (int i = 0; i < 10; i++) {
+            a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        }
+        a.onLoad(inFlight("w1", 8, 0));
+        a.onGatewayLoad(gateway("g1", 5), T0.plusSeconds(15));
+        a.onGatewayLoad(gateway("g1", 12), T0.plusSeconds(19));   // the latest report counts
+        a.onGatewayLoad(gateway("g2", 8), T0.plusSeconds(19));
+        Observation full = a.close(T0.plusSeconds(20), fleetOf("w1"), id -> Optional.of(Pool.AGGREGATED));
+        assertThat(a.gatewayQueued()).isEqualTo(20);
+        assertThat(full.requestRate()).as("10 finished + 20 more waiting, other models' queues apart").isCloseTo(3.0, within(1e-12));
+
+        // The queue drains into a grown pool: 25 finish while in flight falls 28 → 18 (16 run, 2 wait): 15 arrived.
+        for (int i = 0; i < 25; i++) {
+            a.onRequest(record("m", 100, 10, 10, 1, RequestOutcome.REQUEST_OUTCOME_OK));
+        }
+        a.onLoad(inFlight("w1", 8, 0));
+        a.onLoad(inFlight("w2", 8, 0));
+        a.onGatewayLoad(gateway("g1", 2), T0.plusSeconds(29));
+        a.onGatewayLoad(gateway("g2", 0), T0.plusSeconds(29));
+        Observation drained = a.close(T0.plusSeconds(30), fleetOf("w1", "w2"), id -> Optional.of(Pool.AGGREGATED));
+        assertThat(drained.requestRate()).isCloseTo(1.5, within(1e-12));
+
+        // g1 falls silent (five intervals of 1 s): its 2 are forgotten, as a worker that left; not a negative rate.
+        a.onGatewayLoad(gateway("g2", 0), T0.plusSeconds(39));
+        a.onLoad(inFlight("w1", 8, 0));
+        a.onLoad(inFlight("w2", 8, 0));
+        Observation silent = a.close(T0.plusSeconds(40), fleetOf("w1", "w2"), id -> Optional.of(Pool.AGGREGATED));
+        assertThat(a.gatewayQueued()).isZero();
+        assertThat(silent.requestRate()).isZero();
     }
 }

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlannerLoopTest {
 
     private final SimClock clock = new SimClock(PlannerSim.T0);
-    private final ObservationFeed feed = new ObservationFeed("m", clock.instant());
+    private final ObservationFeed feed = new ObservationFeed("m", clock);
     private final InMemoryConnector connector = new InMemoryConnector(PoolCounts.of(Pool.AGGREGATED, 1));
     private final List<PlannerDecision> published = new ArrayList<>();
     private final DecisionHistory history = new DecisionHistory(3);

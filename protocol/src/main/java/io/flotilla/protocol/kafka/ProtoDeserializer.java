@@ -3,6 +3,7 @@ package io.flotilla.protocol.kafka;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import io.flotilla.protocol.v1.GatewayLoad;
 import io.flotilla.protocol.v1.KvEventBatch;
 import io.flotilla.protocol.v1.PlannerDecision;
 import io.flotilla.protocol.v1.RequestRecord;
@@ -69,6 +70,12 @@ public class ProtoDeserializer<T extends MessageLite> implements Deserializer<T>
     public static final class WorkerLoads extends ProtoDeserializer<WorkerLoad> {
         public WorkerLoads() {
             super(WorkerLoad.parser());
+        }
+    }
+
+    public static final class GatewayLoads extends ProtoDeserializer<GatewayLoad> {
+        public GatewayLoads() {
+            super(GatewayLoad.parser());
         }
     }
 

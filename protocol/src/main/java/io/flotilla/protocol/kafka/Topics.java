@@ -30,6 +30,12 @@ public final class Topics {
             "cleanup.policy", "delete",
             "retention.ms", ms(Duration.ofDays(7))));
 
+    /** GatewayLoad keyed by gateway id: each replica's flow-control queue, every second; only recent reports matter. */
+    public static final Topic GATEWAY_LOAD = new Topic("flotilla.gateway-load", 4, Map.of(
+            "cleanup.policy", "delete",
+            "retention.ms", ms(Duration.ofMinutes(15)),
+            "segment.ms", ms(Duration.ofMinutes(5))));
+
     /** RouterSync keyed by router id: booking changes shared between router replicas. */
     public static final Topic ROUTER_SYNC = new Topic("flotilla.router-sync", 1, Map.of(
             "cleanup.policy", "delete",
@@ -41,7 +47,8 @@ public final class Topics {
             "cleanup.policy", "compact",
             "segment.ms", ms(Duration.ofMinutes(10))));
 
-    public static final List<Topic> ALL = List.of(KV_EVENTS, WORKERS, WORKER_LOAD, REQUESTS, ROUTER_SYNC, PLANNER_DECISIONS);
+    public static final List<Topic> ALL = List.of(KV_EVENTS, WORKERS, WORKER_LOAD, REQUESTS, GATEWAY_LOAD, ROUTER_SYNC,
+            PLANNER_DECISIONS);
 
     private Topics() {
     }

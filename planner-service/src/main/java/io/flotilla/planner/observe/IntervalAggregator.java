@@ -38,7 +38,9 @@ import java.util.Map;
  *   <li>ITL statistics are over per-request mean ITLs ({@code RequestRecord.itl_ms}); TTFT and ITL of 0
  *       (not measured) are skipped;</li>
  *   <li>load: each worker's reports in the interval are averaged, then prefill queue tokens are summed
- *       over the prefill-serving pool, KV usage and running requests averaged over workers of the
+ *       over the prefill-serving pool — plus the gateways' queued requests at the mean ISL (the interval's,
+ *       else the last one seen): they wait for prefill as much as a worker's waiting requests do, and
+ *       once the pool is saturated that is where they wait — KV usage and running requests averaged over workers of the
  *       serving pool (prefill-serving = PREFILL if any such worker reported, else AGGREGATED; decode-serving
  *       = DECODE, else AGGREGATED).</li>
  * </ul>
@@ -75,6 +77,8 @@ public final class IntervalAggregator {
     private final Map<String, GatewayQueue> gatewayQueued = new HashMap<>();
     /** Requests in flight when the interval began; NaN before the first close. */
     private double inFlightAtStart = Double.NaN;
+    /** The latest interval's mean ISL, for the gateways' queued requests of an interval without records. */
+    private double lastIslMean = Double.NaN;
     /** The previous interval's arrivals below zero, carried into this one. */
     private double deficit;
     private Instant start;
@@ -150,12 +154,16 @@ public final class IntervalAggregator {
         double inFlightNow = inFlight.values().stream().mapToInt(Integer::intValue).sum() + gatewayQueued();
         double counted = requests + (Double.isNaN(inFlightAtStart) ? 0 : inFlightNow - inFlightAtStart) + deficit;
         double arrivals = Math.max(0, counted);
+        if (Double.isFinite(isl.mean())) {
+            lastIslMean = isl.mean();
+        }
+        double gatewayQueueTokens = Double.isFinite(lastIslMean) ? gatewayQueued() * lastIslMean : 0;
         deficit = Math.min(0, counted - deficit);
         inFlightAtStart = inFlightNow;
         Observation o = new Observation(now, seconds, requests, arrivals / seconds,
                 isl.mean(), isl.percentile(0.9), osl.mean(), osl.percentile(0.9), cached.mean(),
                 ttft.percentile(0.5), ttft.percentile(0.9), itl.percentile(0.5), itl.percentile(0.9), ttft.count(),
-                prefillSide[1], avg(decodeSide[2], decodeSide[0]),
+                prefillSide[1] + gatewayQueueTokens, avg(decodeSide[2], decodeSide[0]),
                 avg(prefillSide[3], prefillSide[0]), avg(decodeSide[3], decodeSide[0]), ready);
         start = now;
         requests = 0;

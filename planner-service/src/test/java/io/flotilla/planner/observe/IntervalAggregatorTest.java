@@ -185,6 +185,7 @@ class IntervalAggregatorTest {
         Observation full = a.close(T0.plusSeconds(20), fleetOf("w1"), id -> Optional.of(Pool.AGGREGATED));
         assertThat(a.gatewayQueued()).isEqualTo(20);
         assertThat(full.requestRate()).as("10 finished + 20 more waiting, other models' queues apart").isCloseTo(3.0, within(1e-12));
+        assertThat(full.prefillQueueTokens()).as("20 prompts of 100 tokens wait for prefill").isCloseTo(2000, within(1e-9));
 
         // The queue drains into a grown pool: 25 finish while in flight falls 28 → 18 (16 run, 2 wait): 15 arrived.
         for (int i = 0; i < 25; i++) {
@@ -204,5 +205,10 @@ class IntervalAggregatorTest {
         Observation silent = a.close(T0.plusSeconds(40), fleetOf("w1", "w2"), id -> Optional.of(Pool.AGGREGATED));
         assertThat(a.gatewayQueued()).isZero();
         assertThat(silent.requestRate()).isZero();
+        assertThat(silent.prefillQueueTokens()).isZero();
+
+        a.onGatewayLoad(gateway("g2", 3), T0.plusSeconds(49));
+        assertThat(a.close(T0.plusSeconds(50), fleetOf("w1", "w2"), id -> Optional.of(Pool.AGGREGATED)).prefillQueueTokens())
+                .as("an interval without records prices its queue at the last ISL seen").isCloseTo(300, within(1e-9));
     }
 }

@@ -9,6 +9,7 @@ import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.cluster.launcher.Tenancy;
+import io.flotilla.cluster.redis.RedisServerExtension;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,9 +48,10 @@ class TenancyE2ETest {
     private static final int PER_SECOND = 20;
     private static final List<Integer> GATEWAYS = List.of(Ports.gatewayHttp(0), Ports.gatewayHttp(1));
 
+    /** Without redis-server the class is skipped, loudly (failed where Redis is required: CI), as the gateway's Redis tests are. */
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-tenancy-",
-            c -> c.tenancy(Tenancy.parse(null, null, List.of(KEY), null, 4, 500)).up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
+            c -> RedisServerExtension.requireBinary(c).tenancy(Tenancy.parse(null, null, List.of(KEY), null, 4, 500)).up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
                     List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
                             ServedModel.parse("model-b", null, null, true, Path.of("."))),
                     1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of(

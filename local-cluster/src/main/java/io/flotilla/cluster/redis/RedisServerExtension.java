@@ -65,6 +65,12 @@ public final class RedisServerExtension implements BeforeAllCallback, ParameterR
         Assumptions.abort(message);
     }
 
+    /** {@link #requireBinary()}, then {@code next}: for a test whose cluster starts a Redis of its own. */
+    public static <T> T requireBinary(T next) {
+        requireBinary();
+        return next;
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) {
         sharedServer();

@@ -106,7 +106,8 @@ public final class FlowLoadReporter implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            timer.scheduleWithFixedDelay(this::report, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+            // The first report one interval in: at start the gateway's topics may not be created yet.
+            timer.scheduleWithFixedDelay(this::report, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
         }
         return this;
     }

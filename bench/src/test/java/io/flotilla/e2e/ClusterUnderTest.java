@@ -1,5 +1,7 @@
 package io.flotilla.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import io.flotilla.cluster.launcher.LocalCluster;
@@ -27,6 +29,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A local cluster started for one end-to-end test class (every service its own JVM from its exec
@@ -113,6 +116,31 @@ final class ClusterUnderTest implements AutoCloseable {
                 .withDeadlineAfter(5, java.util.concurrent.TimeUnit.SECONDS).findMatches(r.build())
                 .getMatchesList().stream().filter(m -> m.getWorkerId().equals(worker))
                 .mapToInt(io.flotilla.protocol.v1.WorkerMatch::getMatchedBlocks).findFirst().orElse(0);
+    }
+
+    /**
+     * Waits until the router holds no sequence and every worker reported itself idle: the next Route is then
+     * decided by the cache alone, not by a previous request's booking whose release is still in flight (a
+     * booked request on the cached worker can outweigh a small prefix's saving, as the router should).
+     */
+    static void awaitRouterIdle() {
+        ObjectMapper json = new ObjectMapper();
+        await("the router idle").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    JsonNode router = json.readTree(HTTP.send(HttpRequest.newBuilder(
+                                    URI.create("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"))
+                            .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body());
+                    if (router.path("active_sequences").asInt(-1) != 0) {
+                        return false;
+                    }
+                    for (JsonNode w : router.path("workers")) {
+                        if (w.path("running").asInt(-1) != 0 || w.path("waiting").asInt(-1) != 0
+                                || w.path("booked_blocks").asInt(-1) != 0) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
     }
 
     /** The sum of the Prometheus samples named {@code name} (any labels) on a management port; 0 when absent. */

@@ -191,6 +191,7 @@ class ExternalEngineE2ETest {
         int sharedBlocks = (9 + prefix.length() + 9) / 16;
         for (int i = 1; i <= 3; i++) {
             awaitIndexerInUse();
+            ClusterUnderTest.awaitRouterIdle();
             double overlapBefore = routerMetric("flotilla_router_overlap_blocks_sum");
             HttpResponse<String> next = chat(prefix + "Question " + i + "?");
             assertThat(next.statusCode()).isEqualTo(200);
@@ -214,6 +215,7 @@ class ExternalEngineE2ETest {
             await().atMost(Duration.ofSeconds(20)).until(() -> matchedBlocks(worker, hashes) == hashes.length);
             for (int k = 0; k < 3; k++) {
                 awaitIndexerInUse();
+                ClusterUnderTest.awaitRouterIdle();
                 int[] prompt = Arrays.copyOf(prefix, prefix.length + 5);
                 Arrays.fill(prompt, prefix.length, prompt.length, 250 + k);
                 HttpResponse<String> r = complete(prompt);

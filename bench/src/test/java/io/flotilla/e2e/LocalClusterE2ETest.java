@@ -93,6 +93,7 @@ class LocalClusterE2ETest {
         String worker = first.headers().firstValue("x-flotilla-worker").orElseThrow();
         // The second request must find the first one's blocks through the indexer.
         await().atMost(Duration.ofSeconds(20)).until(() -> blocksOf(worker) > 0);
+        ClusterUnderTest.awaitRouterIdle();
         HttpResponse<String> second = chat(prompt);
         assertThat(second.statusCode()).isEqualTo(200);
         assertThat(second.headers().firstValue("x-flotilla-worker")).contains(worker);

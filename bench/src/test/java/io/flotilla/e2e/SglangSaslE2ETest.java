@@ -180,24 +180,9 @@ class SglangSaslE2ETest {
         String worker = first.headers().firstValue("x-flotilla-worker").orElseThrow();
         long[] hashes = HASHER.seqHashes(prompt);
         await().atMost(Duration.ofSeconds(20)).until(() -> matchedBlocks(worker, hashes) == hashes.length);
-        // The first request's booking released and both workers reported idle: the cache decides, not a
-        // release still in flight (a booked request on the cached worker can outweigh a 20-block saving).
-        await().atMost(Duration.ofSeconds(20)).until(() -> routerIdle());
+        ClusterUnderTest.awaitRouterIdle();
         HttpResponse<String> again = complete(prompt);
         assertThat(again.headers().firstValue("x-flotilla-worker")).as("the prefix SGLang announced cached").contains(worker);
-    }
-
-    private static boolean routerIdle() throws Exception {
-        JsonNode router = JSON.readTree(get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"));
-        if (router.path("active_sequences").asInt(-1) != 0) {
-            return false;
-        }
-        for (JsonNode w : router.path("workers")) {
-            if (w.path("running").asInt(-1) != 0 || w.path("waiting").asInt(-1) != 0 || w.path("booked_blocks").asInt(-1) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static int matchedBlocks(String worker, long[] hashes) {

@@ -127,9 +127,7 @@ final class ClusterUnderTest implements AutoCloseable {
         ObjectMapper json = new ObjectMapper();
         await("the router idle").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                 .until(() -> {
-                    JsonNode router = json.readTree(HTTP.send(HttpRequest.newBuilder(
-                                    URI.create("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"))
-                            .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body());
+                    JsonNode router = json.readTree(get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"));
                     if (router.path("active_sequences").asInt(-1) != 0) {
                         return false;
                     }
@@ -155,8 +153,13 @@ final class ClusterUnderTest implements AutoCloseable {
     }
 
     static String prometheus(int managementPort) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return get("http://127.0.0.1:" + managementPort + "/actuator/prometheus");
+    }
+
+    /** The body of a GET (10 s at most). */
+    static String get(String url) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     @Override

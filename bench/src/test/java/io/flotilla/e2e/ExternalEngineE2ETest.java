@@ -162,7 +162,7 @@ class ExternalEngineE2ETest {
                 .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user").put("content", "Hi"))));
         assertThat(noModel.statusCode()).as(noModel.body()).isEqualTo(200);
         assertThat(JSON.readTree(noModel.body()).path("model").asText()).as("--model is the default model").isEqualTo(MODEL);
-        assertThat(JSON.readTree(get("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/models")).at("/data/0/id").asText())
+        assertThat(JSON.readTree(ClusterUnderTest.get("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/models")).at("/data/0/id").asText())
                 .isEqualTo(MODEL);
 
         int[] prompt = tokens(40, 1);
@@ -354,7 +354,7 @@ class ExternalEngineE2ETest {
 
     private static void awaitIndexerInUse() {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() ->
-                JSON.readTree(get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"))
+                JSON.readTree(ClusterUnderTest.get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"))
                         .at("/indexer/breaker").asText().equals("closed"));
     }
 
@@ -398,7 +398,7 @@ class ExternalEngineE2ETest {
     private static double metric(int managementPort, String name) throws Exception {
         double sum = 0;
         boolean found = false;
-        for (String line : get("http://127.0.0.1:" + managementPort + "/actuator/prometheus").split("\n")) {
+        for (String line : ClusterUnderTest.prometheus(managementPort).split("\n")) {
             if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
                 found = true;
@@ -406,11 +406,6 @@ class ExternalEngineE2ETest {
         }
         assertThat(found).as("%s on port %d", name, managementPort).isTrue();
         return sum;
-    }
-
-    private static String get(String url) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static HttpResponse<String> chat(String content) throws Exception {

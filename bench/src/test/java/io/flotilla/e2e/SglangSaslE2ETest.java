@@ -125,7 +125,7 @@ class SglangSaslE2ETest {
         }
         for (RunningService s : cluster.started()) {
             if (s.managementPort() > 0) {
-                JsonNode health = JSON.readTree(get("http://127.0.0.1:" + s.managementPort() + "/actuator/health"));
+                JsonNode health = JSON.readTree(ClusterUnderTest.get("http://127.0.0.1:" + s.managementPort() + "/actuator/health"));
                 assertThat(health.at("/components/kafka/status").asText()).as("%s: %s", s.name(), health.path("components")
                         .path("kafka")).isEqualTo("UP");
                 assertThat(health.at("/components/kafka/details/securityProtocol").asText()).isEqualTo("SASL_PLAINTEXT");
@@ -168,7 +168,7 @@ class SglangSaslE2ETest {
     @Test
     @Order(3)
     void theRouterSeesSglangsCapacityAndTheIndexerItsCachedPages() throws Exception {
-        JsonNode router = JSON.readTree(get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"));
+        JsonNode router = JSON.readTree(ClusterUnderTest.get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/router"));
         for (JsonNode w : router.path("workers")) {
             assertThat(w.path("capacity_blocks").asInt()).as("32,000 tokens of /get_server_info in 16-token blocks").isEqualTo(2000);
             assertThat(w.path("capacity_source").asText()).isEqualTo("engine");
@@ -196,11 +196,6 @@ class SglangSaslE2ETest {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/completions"))
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static String get(String url) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static int[] tokens(int n, int salt) {

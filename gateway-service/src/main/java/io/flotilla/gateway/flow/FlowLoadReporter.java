@@ -53,10 +53,6 @@ public final class FlowLoadReporter implements AutoCloseable {
         this.clock = clock;
     }
 
-    public String gatewayId() {
-        return gatewayId;
-    }
-
     /** Every model flow control has seen, with its queue and in-flight count now. */
     public GatewayLoad snapshot() {
         GatewayLoad.Builder b = GatewayLoad.newBuilder().setGatewayId(gatewayId).setTs(clock.millis())

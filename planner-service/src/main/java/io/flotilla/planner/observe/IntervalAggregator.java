@@ -151,13 +151,14 @@ public final class IntervalAggregator {
         PoolCounts ready = fleet.ready();
         inFlight.keySet().removeIf(worker -> fleet.get(worker).isEmpty());
         gatewayQueued.values().removeIf(g -> g.receivedAt().plus(g.silentAfter()).isBefore(now));
-        double inFlightNow = inFlight.values().stream().mapToInt(Integer::intValue).sum() + gatewayQueued();
+        int queuedAtGateways = gatewayQueued();
+        double inFlightNow = inFlight.values().stream().mapToInt(Integer::intValue).sum() + queuedAtGateways;
         double counted = requests + (Double.isNaN(inFlightAtStart) ? 0 : inFlightNow - inFlightAtStart) + deficit;
         double arrivals = Math.max(0, counted);
         if (Double.isFinite(isl.mean())) {
             lastIslMean = isl.mean();
         }
-        double gatewayQueueTokens = Double.isFinite(lastIslMean) ? gatewayQueued() * lastIslMean : 0;
+        double gatewayQueueTokens = Double.isFinite(lastIslMean) ? queuedAtGateways * lastIslMean : 0;
         deficit = Math.min(0, counted - deficit);
         inFlightAtStart = inFlightNow;
         Observation o = new Observation(now, seconds, requests, arrivals / seconds,

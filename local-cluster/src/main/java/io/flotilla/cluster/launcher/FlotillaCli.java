@@ -136,6 +136,11 @@ public final class FlotillaCli {
         @Option(names = "--no-cds",
                 description = "Neither build nor use the class-data-sharing archives (one per service jar, built at the first up after a build).")
         boolean noCds;
+        @Option(names = "--worker-jit", paramLabel = "quick|tiered", defaultValue = "quick",
+                description = "How the workers' JVMs compile: quick (the default: the client compiler only, about half "
+                        + "the CPU of a start-up and of its first minutes, for workers the planner starts on a rise) or "
+                        + "tiered (the JVM's default, C2 for hot code, for long-lived workers on cores to spare).")
+        String workerJit;
 
         /**
          * {@code --model} and {@code --model-dir} as served models: none given is flotilla-sim; directories by
@@ -239,7 +244,8 @@ public final class FlotillaCli {
             }
             Tenancy tenancy = Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs);
             tenancy.checkAgainst(gatewayOptions);
-            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds).tenancy(tenancy);
+            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds).tenancy(tenancy)
+                    .workerJit(WorkerJit.parse(workerJit));
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
                     Duration.ofSeconds(timeoutSeconds));

@@ -64,6 +64,14 @@ public final class LocalCluster {
         return this;
     }
 
+    /** How the workers of the next {@code up} compile, and so every worker started later in that cluster. */
+    private WorkerJit workerJit = WorkerJit.QUICK;
+
+    LocalCluster workerJit(WorkerJit jit) {
+        this.workerJit = jit;
+        return this;
+    }
+
     private static List<String> modelNames(ClusterLayout layout) {
         return layout.models().stream().map(ServedModel::name).toList();
     }
@@ -188,6 +196,7 @@ public final class LocalCluster {
             checkPortsFree(layout, externalKafka == null);
             record(state, layout, planner, engines);
             state.setLayout("cds", Boolean.toString(classDataSharing));
+            workerJit.save(state);
             tenancy.save(state);
             Instant begin = Instant.now();
             List<RunningService> started = new ArrayList<>();
@@ -208,7 +217,7 @@ public final class LocalCluster {
                 List<ServiceSpec> specs = layout.services(planner, engines).stream()
                         .map(spec -> tenancy.apply(spec, modelNames(layout))).toList();
                 for (ServiceSpec spec : specs) {
-                    RunningService s = processes.launch(spec, classDataSharing);
+                    RunningService s = processes.launch(spec, classDataSharing, workerJit);
                     started.add(s);
                     state.put(s);
                     state.save();
@@ -241,7 +250,7 @@ public final class LocalCluster {
         ClusterLayout training = new ClusterLayout(1, 0, 0, "kv", layout.kafkaBootstrap(), scratch, 1.0,
                 ServedModel.DEFAULT, 1, layout.kafkaConfig(), KvbmOptions.NONE);
         try {
-            return processes.prepareArchives(training.services(), out);
+            return processes.prepareArchives(training.services(), workerJit, out);
         } finally {
             KafkaBroker.deleteRecursively(scratch);
         }
@@ -389,7 +398,8 @@ public final class LocalCluster {
                 }
             }
             try {
-                s = processes.launch(spec, Boolean.parseBoolean(state.layout("cds", "true")));
+                s = processes.launch(spec, Boolean.parseBoolean(state.layout("cds", "true")),
+                        WorkerJit.load(state));
             } catch (IOException e) {
                 throw new LauncherException("cannot start " + spec.name() + ": " + e.getMessage());
             }

@@ -41,25 +41,31 @@ final class ProcessControl {
      * MetaspaceSize: without it every service JVM stops for a full GC (100-600 ms each on two loaded cores) each
      * time class loading crosses the next metaspace threshold, two or three times in its first minute; all of them
      * at once is what the first requests after `up` met. Xms16m: a heap grows as it is used, and a start-up
-     * needs less than the 64m that were committed (and touched) from the first second.
+     * needs less than the 64m that were committed (and touched) from the first second. A worker adds
+     * {@code workerJit}'s flags.
      */
-    static List<String> jvmFlags(ServiceSpec spec) {
-        return List.of("-Xms16m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
+    static List<String> jvmFlags(ServiceSpec spec, WorkerJit workerJit) {
+        List<String> flags = new ArrayList<>(List.of("-Xms16m", "-Xmx" + spec.heap(), "-XX:+UseSerialGC", "-Xss512k",
                 "-XX:MetaspaceSize=128m", "-XX:MaxMetaspaceSize=160m", "-XX:ReservedCodeCacheSize=64m",
                 "-XX:MaxDirectMemorySize=" + spec.directMemory(),
-                "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true");
+                "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true"));
+        if (spec.isWorker()) {
+            flags.addAll(workerJit.jvmFlags());
+        }
+        return flags;
     }
 
     /** Builds the class-data archives {@code specs} lack (see {@link ClassDataArchives#prepare}); how long that took. */
-    Duration prepareArchives(List<ServiceSpec> specs, java.io.PrintStream out) {
-        return archives.prepare(specs, ProcessControl::jvmFlags, out);
+    Duration prepareArchives(List<ServiceSpec> specs, WorkerJit workerJit, java.io.PrintStream out) {
+        return archives.prepare(specs, spec -> jvmFlags(spec, workerJit), out);
     }
 
     /**
      * Starts one service in its own session (so a closing terminal or Ctrl-C does not reach it); with
-     * {@code classDataSharing}, from its class-data archive when one is current.
+     * {@code classDataSharing}, from its class-data archive when one is current; a worker compiling as
+     * {@code workerJit} says.
      */
-    RunningService launch(ServiceSpec spec, boolean classDataSharing) throws IOException {
+    RunningService launch(ServiceSpec spec, boolean classDataSharing, WorkerJit workerJit) throws IOException {
         Path jar = archives.jarOf(spec.module());
         if (!Files.isRegularFile(jar)) {
             throw new LauncherException(spec.name() + ": " + root.relativize(jar) + " is missing; run ./mvnw -DskipTests package");
@@ -71,7 +77,7 @@ final class ProcessControl {
             cmd.add("/usr/bin/setsid");
         }
         cmd.add(javaBinary());
-        cmd.addAll(jvmFlags(spec));
+        cmd.addAll(jvmFlags(spec, workerJit));
         cmd.addAll(classDataSharing ? archives.launchArgs(spec.module()) : List.of("-jar", jar.toString()));
         cmd.addAll(spec.args());
         ProcessBuilder pb = new ProcessBuilder(cmd);

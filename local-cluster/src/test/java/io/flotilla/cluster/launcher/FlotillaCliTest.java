@@ -35,6 +35,12 @@ class FlotillaCliTest {
     }
 
     @Test
+    void workersCompileQuicklyUnlessTieredIsAsked() {
+        assertThat(up().workerJit).isEqualTo("quick");
+        assertThat(up("--worker-jit", "tiered").workerJit).isEqualTo("tiered");
+    }
+
+    @Test
     void engineBlockSizeIsTheOldNameOfBlockSize() {
         assertThat(up("--engine-block-size", "64").blockSize).isEqualTo(64);
     }

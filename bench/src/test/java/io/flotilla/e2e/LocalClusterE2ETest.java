@@ -85,6 +85,18 @@ class LocalClusterE2ETest {
     }
 
     @Test
+    @Order(1)
+    void workersCompileWithTheClientCompilerOnlyAndTheOtherServicesTiered() throws Exception {
+        for (RunningService s : cluster.get().started()) {
+            Path cmdline = Path.of("/proc", Long.toString(s.pid()), "cmdline");
+            org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(cmdline), "no /proc on this system");
+            List<String> args = List.of(Files.readString(cmdline).split("\0"));
+            assertThat(args.contains("-XX:TieredStopAtLevel=1")).as(s.name() + ": " + args)
+                    .isEqualTo(s.name().startsWith("worker-"));
+        }
+    }
+
+    @Test
     @Order(2)
     void aRepeatedLongPromptIsServedFromCacheOnTheSameWorker() throws Exception {
         String prompt = "You are a careful assistant. ".repeat(300) + "Summarise the rules.";

@@ -9,12 +9,12 @@ import java.util.Locale;
  * and stops with the load, so its start-up is paid on every scale-up, on cores that are busy serving the rise.
  *
  * <p>{@link #QUICK}, the default, stops at the client compiler (C1, {@code -XX:TieredStopAtLevel=1}): no C2
- * compilations during start-up or the first minutes of traffic. Measured on two idle cores (docs/benchmarks.md,
- * "Worker start-up"): 3.4–4.9 s of CPU to a started context instead of 6.0–7.8 s, and 1.9 s instead of 3.2 s in the
- * second minute of a 2 req/s stream, because C2 is still compiling then. A worker's own work per request (gRPC,
- * block hashes, KV events) is small next to its engine's, so C2's faster code does not repay its compilations
- * within a worker's life under an elastic planner. {@link #TIERED} is the JVM's default (C1, then C2 for hot code),
- * for workers that live long on cores to spare.
+ * compilations during start-up or the first minutes of traffic. Measured with the cluster up and idle
+ * (docs/benchmarks.md, "Worker start-up on the ramp"): 3.4–5.3 s of CPU to a started context instead of
+ * 6.0–7.8 s, and 1.9 s instead of 3.2 s in the second minute of a 2 req/s stream, because C2 is still compiling
+ * then. A worker's own work per request (gRPC, block hashes, KV events) is small next to its engine's, so C2's
+ * faster code does not repay its compilations early in a worker's life under an elastic planner.
+ * {@link #TIERED} is the JVM's default (C1, then C2 for hot code), for workers that live long on cores to spare.
  */
 enum WorkerJit {
     QUICK(List.of("-XX:TieredStopAtLevel=1")),

@@ -157,6 +157,15 @@ final class ClusterUnderTest implements AutoCloseable {
     }
 
     /** The body of a GET (10 s at most). */
+    /** The command line of process {@code pid} from {@code /proc}; empty where there is no readable /proc. */
+    static java.util.Optional<List<String>> commandLine(long pid) throws java.io.IOException {
+        Path cmdline = Path.of("/proc", Long.toString(pid), "cmdline");
+        if (!java.nio.file.Files.isReadable(cmdline)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(List.of(java.nio.file.Files.readString(cmdline).split("\0")));
+    }
+
     static String get(String url) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();

@@ -91,9 +91,9 @@ class LocalClusterE2ETest {
             if (s.name().equals("kafka")) {
                 continue; // the launcher's broker has its own flags (C1 only as well)
             }
-            Path cmdline = Path.of("/proc", Long.toString(s.pid()), "cmdline");
-            org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(cmdline), "no /proc on this system");
-            List<String> args = List.of(Files.readString(cmdline).split("\0"));
+            java.util.Optional<List<String>> commandLine = ClusterUnderTest.commandLine(s.pid());
+            org.junit.jupiter.api.Assumptions.assumeTrue(commandLine.isPresent(), "no /proc on this system");
+            List<String> args = commandLine.get();
             assertThat(args.contains("-XX:TieredStopAtLevel=1")).as(s.name() + ": " + args)
                     .isEqualTo(s.name().startsWith("worker-"));
         }

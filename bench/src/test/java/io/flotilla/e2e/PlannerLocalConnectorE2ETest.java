@@ -22,7 +22,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -127,14 +126,12 @@ class PlannerLocalConnectorE2ETest {
                 .isBetween(0, states.indexOf(WorkerState.WORKER_STATE_STOPPED));
         assertThat(decisions().get(0).get("targets").get("aggregated").asInt()).isEqualTo(1);
         assertThat(statesOf("worker-0")).doesNotContain(WorkerState.WORKER_STATE_DRAINING, WorkerState.WORKER_STATE_STOPPED);
-        assertThat(cluster.status()).filteredOn(s -> s.name().equals("worker-1")).singleElement()
+        List<RunningService> worker1 = cluster.status().stream().filter(s -> s.name().equals("worker-1")).toList();
+        assertThat(worker1).singleElement()
                 .matches(RunningService::alive, "drained, not killed: its process is still alive");
         // The planner started it through start-worker, which compiles as up was told (--worker-jit quick).
-        long pid = cluster.status().stream().filter(s -> s.name().equals("worker-1")).findFirst().orElseThrow().pid();
-        Path cmdline = Path.of("/proc", Long.toString(pid), "cmdline");
-        if (Files.isReadable(cmdline)) {
-            assertThat(Files.readString(cmdline).split("\0")).contains("-XX:TieredStopAtLevel=1");
-        }
+        ClusterUnderTest.commandLine(worker1.get(0).pid())
+                .ifPresent(args -> assertThat(args).contains("-XX:TieredStopAtLevel=1"));
         HttpResponse<String> after = send(10_000).get(60, TimeUnit.SECONDS);
         assertThat(after.statusCode()).isEqualTo(200);
         assertThat(after.headers().firstValue("x-flotilla-worker")).contains("worker-0");

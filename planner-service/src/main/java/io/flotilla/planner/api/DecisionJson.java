@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * A decision as JSON: the {@code PlannerDecision} fields under their proto names ({@code targets} and
  * {@code applied} name the managed pools only; {@code applied} is null when nothing was applied),
- * plus {@code ready}, {@code prediction_error}, {@code prediction_shortfall}, {@code conservative},
+ * plus {@code ready}, {@code prediction_error}, {@code prediction_shortfall}, {@code rise_reserve} (req/s),
+ * {@code conservative},
  * {@code ready_time_s}, {@code break_even_s} (per pool), {@code period_s} and {@code period_correlation}
  * (null without a period).
  */
@@ -37,6 +38,7 @@ public final class DecisionJson {
         m.put("ready", r.ready().asLabelMap());
         m.put("prediction_error", s.rateError());
         m.put("prediction_shortfall", s.rateShortfall());
+        m.put("rise_reserve", s.riseReserve());
         m.put("conservative", s.conservative());
         m.put("ready_time_s", seconds(s.readyTime()));
         Map<String, Object> breakEven = new LinkedHashMap<>();

@@ -178,6 +178,10 @@ public record PlannerProperties(
      * @param windowZ       the interval just observed asks for more replicas than the target only when its request
      *                      count is more than this many standard deviations (Poisson) above the mean rate of the
      *                      predictor.window intervals before it (a step, not that level's noise); 0: every window
+     * @param riseMemory    how long the fastest rise the rate has shown within one cold start is remembered and
+     *                      capacity for it kept when the forecasts fall (the rise reserve; 0: no reserve)
+     * @param riseReplicas  at most this many replicas of a pool are kept for the rise reserve, above what the
+     *                      forecasts need
      */
     public record Scaling(@DefaultValue("1.0") @DecimalMin("0") double upThreshold,
                           @DefaultValue("0.8") @DecimalMin("0") @DecimalMax("1") double downThreshold,
@@ -188,7 +192,9 @@ public record PlannerProperties(
                           @DefaultValue("5m") Duration idleAfter,
                           @DefaultValue("10m") Duration manualHoldOff,
                           @DefaultValue("0.95") @DecimalMin("0") double kvPressure,
-                          @DefaultValue("2.0") @DecimalMin("0") double windowZ) {
+                          @DefaultValue("2.0") @DecimalMin("0") double windowZ,
+                          @DefaultValue("0s") Duration riseMemory,
+                          @DefaultValue("1") @Min(0) int riseReplicas) {
     }
 
     /**
@@ -220,7 +226,7 @@ public record PlannerProperties(
                     new PlannerConfig.CorrectionSettings(correction.min(), correction.max(), correction.smoothing(), correction.minSamples()),
                     new PlannerConfig.Scaling(scaling.upThreshold(), scaling.downThreshold(), scaling.upCooldown(),
                             scaling.restartCost(), scaling.minHold(), scaling.trust(), scaling.idleAfter(), scaling.manualHoldOff(),
-                            scaling.kvPressure(), scaling.windowZ()),
+                            scaling.kvPressure(), scaling.windowZ(), scaling.riseMemory(), scaling.riseReplicas()),
                     new PlannerConfig.Seasonality(seasonality.enabled(), seasonality.minPeriod(), seasonality.maxPeriod(),
                             seasonality.minCorrelation(), seasonality.seasons()));
         } catch (IllegalArgumentException e) {

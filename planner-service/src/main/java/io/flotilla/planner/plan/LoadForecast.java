@@ -5,8 +5,11 @@ import io.flotilla.planner.predict.LoadPredictor;
 import io.flotilla.planner.predict.PeriodDetector;
 import io.flotilla.planner.predict.PredictionError;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 
@@ -16,6 +19,7 @@ import java.util.Optional;
  * level of the rate that a new interval's count is tested against ({@link #recentLevel}). The rate
  * forecast k intervals ahead is the predictor's, raised to the seasonal forecast when a period is known:
  * max(ŷ_k, ŝ_k), so that the pool is sized ahead of a rise the period foresees and the trend cannot.
+ * It also remembers how fast the rate has risen ({@link #rise}): the rise reserve's measure.
  * Not thread-safe: the planning thread alone calls it.
  */
 final class LoadForecast {
@@ -33,6 +37,19 @@ final class LoadForecast {
     private final ArrayDeque<Double> recentRates = new ArrayDeque<>();
     private double recentLevel = Double.NaN;
     private int recentCount;
+    /** The rates of the last {@link #RISE_HISTORY} intervals, oldest first: what {@link #rise} measures. */
+    private final ArrayDeque<Double> rates = new ArrayDeque<>();
+    /**
+     * Significant rises seen within {@code scaling.rise-memory}, as (when, req/s): a sliding-window maximum, so
+     * each entry is larger than every later one and the first is the largest remembered.
+     */
+    private final ArrayDeque<Rise> rises = new ArrayDeque<>();
+
+    /** Longest history {@link #rise} looks at: two windows of a cold start of 32 intervals. */
+    static final int RISE_HISTORY = 64;
+
+    private record Rise(Instant at, double rate) {
+    }
 
     LoadForecast(PlannerConfig config) {
         this.config = config;
@@ -58,6 +75,12 @@ final class LoadForecast {
             recentRates.addLast(o.requestRate());
             while (recentRates.size() > config.predictor().window()) {
                 recentRates.removeFirst();
+            }
+        }
+        if (Double.isFinite(o.requestRate())) {
+            rates.addLast(o.requestRate());
+            if (rates.size() > RISE_HISTORY) {
+                rates.removeFirst();
             }
         }
         rateError.record(lastForecast[0], o.requestRate());
@@ -97,6 +120,54 @@ final class LoadForecast {
      */
     double recentLevel() {
         return recentLevel;
+    }
+
+    /**
+     * The fastest rise of the request rate within {@code span} intervals seen over the last
+     * {@code scaling.rise-memory}, in req/s; 0 when none was significant or the memory is 0. Each interval
+     * the latest rise is measured as the difference of the mean rates of the last {@code span} intervals and
+     * of the {@code span} before them, less its Poisson noise: with λ₁, λ₂ those means and T = span ×
+     * interval seconds,
+     * <pre>
+     * rise = (λ₂ − λ₁) − z·√((λ₁ + λ₂) / T)        (z: {@code scaling.window-z})
+     * </pre>
+     * so a ramp reads as its slope over the span, less that margin, and a flat load's noise as little (only
+     * the part of the largest difference beyond z σ). {@code span} is one cold start plus an interval: the rise that can come between a planner
+     * seeing it and the replica it starts being ready.
+     */
+    double rise(int span, Instant now) {
+        Duration memory = config.scaling().riseMemory();
+        if (memory.isZero()) {
+            return 0;
+        }
+        int w = Math.max(1, Math.min(span, RISE_HISTORY / 2));
+        if (rates.size() >= 2 * w) {
+            double before = 0;
+            double after = 0;
+            Iterator<Double> it = rates.descendingIterator();
+            for (int i = 0; i < 2 * w; i++) {
+                double r = it.next();
+                if (i < w) {
+                    after += r;
+                } else {
+                    before += r;
+                }
+            }
+            before /= w;
+            after /= w;
+            double seconds = w * config.interval().toMillis() / 1000.0;
+            double r = after - before - config.scaling().windowZ() * Math.sqrt((before + after) / seconds);
+            if (r > 0) {
+                while (!rises.isEmpty() && rises.peekLast().rate() <= r) {
+                    rises.removeLast();
+                }
+                rises.addLast(new Rise(now, r));
+            }
+        }
+        while (!rises.isEmpty() && !rises.peekFirst().at().plus(memory).isAfter(now)) {
+            rises.removeFirst();
+        }
+        return rises.isEmpty() ? 0 : rises.peekFirst().rate();
     }
 
     /** Intervals behind {@link #recentLevel}. */

@@ -88,6 +88,7 @@ public final class Planner {
         }
         Duration readyTime = config.learnReadyTime() ? coldStart.estimate(config.pools()) : config.readyTime();
         List<Demand> horizon = forecast.horizon(o, config.lookaheadSteps(readyTime));
+        double rise = forecast.rise(config.lookaheadSteps(readyTime) + 1, now);
         boolean conservative = forecast.warm() && forecast.rateError().shortfall() > config.error().conservativeAt();
         boolean idle = Duration.between(lastTraffic != null ? lastTraffic : started, now)
                 .compareTo(config.scaling().idleAfter()) >= 0;
@@ -113,7 +114,7 @@ public final class Planner {
             }
             double n = Math.max(raw, floor);
             need.put(p, n);
-            keepNeed.put(p, Math.max(forecastSizing.need(p), floor));
+            keepNeed.put(p, Math.max(forecastSizing.need(p) + riseReserve(perRate.need(p), rise), floor));
             PlannerConfig.Limits lim = config.limits().get(p);
             wanted = wanted.with(p, Math.max(lim.min(), Math.min(lim.max(), (int) Math.ceil(n - 1e-9))));
         }
@@ -133,8 +134,8 @@ public final class Planner {
             ScaleStabilizer.Step step = stabilizer.step(st, config.limits().get(p), need.get(p), keepNeed.get(p), wanted.get(p), now,
                     conservative, idle, b, outlook);
             targets = targets.with(p, step.target());
-            steps.add(p.label() + " " + step.why() + String.format(Locale.ROOT, " need %.2f (forecasts %.2f)", need.get(p),
-                    keepNeed.get(p)));
+            steps.add(p.label() + " " + step.why() + String.format(Locale.ROOT, " need %.2f (forecasts %.2f%s)", need.get(p),
+                    keepNeed.get(p), rise > 0 ? String.format(Locale.ROOT, " with the rise reserve of %.2f req/s", rise) : ""));
         }
         targets = trimToBudget(before, targets, steps);
         for (Pool p : config.pools()) {
@@ -144,7 +145,7 @@ public final class Planner {
         boolean measured = config.learnReadyTime() && config.pools().stream().allMatch(coldStart::measured);
         return new ScalingDecision(now, config.model(), o, horizon.get(1), targets, readyTime, measured, breakEven,
                 ScalingDecision.period(period, config.interval()), period.map(PeriodDetector.Period::correlation).orElse(Double.NaN),
-                forecast.rateError().value(), forecast.rateError().shortfall(), forecast.islError().value(),
+                forecast.rateError().value(), forecast.rateError().shortfall(), rise, forecast.islError().value(),
                 forecast.oslError().value(), conservative, corrections.prefill(), corrections.decode(),
                 reason(horizon, readyTime, measured, period, breakEven, sizing, conservative, idle, steps, notes));
     }
@@ -179,6 +180,23 @@ public final class Planner {
         notes.add(String.format(Locale.ROOT, "%s: the interval's need %.2f is noise of the recent %.2f req/s (z %.1f < %.1f)",
                 p.label(), window, level, z, config.scaling().windowZ()));
         return target;
+    }
+
+    /**
+     * Replicas a pool keeps, beyond what the forecasts need, for the fastest rise the traffic has shown within
+     * one cold start ({@link LoadForecast#rise}, remembered for {@code scaling.rise-memory}): that rise's need
+     * at the forecast request shape, at most {@code scaling.rise-replicas}. It counts only towards which
+     * replicas are still needed — a pool never scales up for it — so it keeps, after a burst, the capacity a
+     * rise as fast as the burst's would need before a replica started for it could serve. Two-burst's first
+     * ramp (1 → 8 req/s in 40 s) shows ≈ 1.5 req/s within 15 s; at 2 req/s in the valley that keeps a second
+     * worker the forecasts (0.6–0.7 replicas) would release, and the second ramp (2 → 9 req/s in 20 s) finds
+     * two READY instead of one. After a slow ramp's burst (single-burst's 0.5 → 10 req/s in 90 s) it keeps
+     * nothing at the 0.5 req/s that follows. Worst case: {@code rise-replicas} replicas for
+     * {@code rise-memory} after each significant rise.
+     */
+    private double riseReserve(double needPerRate, double rise) {
+        double reserve = needPerRate * rise;
+        return Double.isFinite(reserve) && reserve > 0 ? Math.min(config.scaling().riseReplicas(), reserve) : 0;
     }
 
     /**

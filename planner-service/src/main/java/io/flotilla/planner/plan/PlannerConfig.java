@@ -89,10 +89,15 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
      * @param windowZ       the interval just observed asks for more replicas than the target only when its request
      *                      count is more than this many standard deviations (Poisson) above the mean rate of the
      *                      predictor.window intervals before it (a step, not that level's noise); 0: every window
+     * @param riseMemory    how long the fastest rise the rate has shown within one cold start (plus an interval) is
+     *                      remembered, and capacity for it kept: a replica the forecasts no longer need is still
+     *                      needed while the forecasts plus that rise need it (the rise reserve; 0: none)
+     * @param riseReplicas  at most this many replicas of a pool are kept for the rise reserve, above what the
+     *                      forecasts need
      */
     public record Scaling(double upThreshold, double downThreshold, Duration upCooldown, double restartCost,
                           Duration minHold, double trust, Duration idleAfter, Duration manualHoldOff, double kvPressure,
-                          double windowZ) {
+                          double windowZ, Duration riseMemory, int riseReplicas) {
 
         public Scaling {
             if (!(trust >= 0 && trust < 1)) {
@@ -100,6 +105,9 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
             }
             if (!(windowZ >= 0)) {
                 throw new IllegalArgumentException("scaling.window-z must not be negative, got " + windowZ);
+            }
+            if (riseMemory.isNegative() || riseReplicas < 0) {
+                throw new IllegalArgumentException("scaling.rise-memory and scaling.rise-replicas must not be negative");
             }
             if (!(restartCost >= 0) || minHold.isNegative() || upCooldown.isNegative()) {
                 throw new IllegalArgumentException("restart cost, shortest hold and cooldown must not be negative");

@@ -29,6 +29,8 @@ import java.util.Optional;
  * @param periodCorrelation the autocorrelation at that period (NaN without one)
  * @param rateError        sMAPE of the request-rate forecast
  * @param rateShortfall    how far the rate forecasts ran below what came (the conservative-mode measure)
+ * @param riseReserve      the fastest rise of the request rate within one cold start remembered, req/s: the
+ *                         rise reserve's measure (0: none)
  * @param islError         sMAPE of the ISL forecast
  * @param oslError         sMAPE of the OSL forecast
  * @param conservative     whether scale-down was blocked because the forecasts ran short
@@ -39,8 +41,8 @@ import java.util.Optional;
 public record ScalingDecision(Instant at, String model, Observation observed, Demand predicted, PoolCounts targets,
                               Duration readyTime, boolean readyTimeMeasured, Map<Pool, Duration> breakEven,
                               Optional<Duration> period, double periodCorrelation, double rateError, double rateShortfall,
-                              double islError, double oslError, boolean conservative, double ttftCorrection,
-                              double itlCorrection, String reason) {
+                              double riseReserve, double islError, double oslError, boolean conservative,
+                              double ttftCorrection, double itlCorrection, String reason) {
 
     public ScalingDecision {
         breakEven = Map.copyOf(breakEven);

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code flotilla_planner_target_replicas{pool}},
  * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
  * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds},
- * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}}; the
+ * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}},
+ * {@code flotilla_planner_rise_reserve_requests_per_second}; the
  * observation feed adds {@code flotilla_planner_gateway_queued}.
  */
 public final class PlannerMetrics {
@@ -68,6 +69,10 @@ public final class PlannerMetrics {
                     .description("How long an unneeded replica of the pool is kept before it is released (the cold start it "
                             + "would cost to start again)").tag("pool", p.label()).register(registry);
         }
+        Gauge.builder("flotilla.planner.rise_reserve_requests_per_second", last,
+                        r -> r.get() == null ? Double.NaN : r.get().decision().riseReserve())
+                .description("Fastest rise of the request rate within one cold start remembered (scaling.rise-memory): "
+                        + "replicas for it are kept when the forecasts fall, at most scaling.rise-replicas per pool").register(registry);
         applied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
                 .tag("applied", "true").register(registry);
         notApplied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")

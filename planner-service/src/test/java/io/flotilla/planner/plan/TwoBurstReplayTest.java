@@ -64,8 +64,8 @@ class TwoBurstReplayTest {
 
     @Test
     void noisyWindowsNearAReplicaBoundaryNoLongerStartWorkers() throws IOException {
-        ShapeSim.Result gated = replay(2);
-        ShapeSim.Result everyWindow = replay(2, "scaling.window-z", "0");
+        ShapeSim.Result gated = replay(2, "scaling.rise-memory", "0s");
+        ShapeSim.Result everyWindow = replay(2, "scaling.window-z", "0", "scaling.rise-memory", "0s");
         System.out.println(describe("window-z 2 (default)", gated));
         System.out.println(describe("window-z 0 (every window)", everyWindow));
         assertThat(trace()).hasSize(56);
@@ -80,12 +80,35 @@ class TwoBurstReplayTest {
     void everyIntervalOfColdStartCostsWorkerSeconds() throws IOException {
         double previous = 0;
         for (int cold = 1; cold <= 4; cold++) {
-            ShapeSim.Result r = replay(cold);
+            ShapeSim.Result r = replay(cold, "scaling.rise-memory", "0s");
             System.out.println(describe("cold start " + cold * 5 + " s", r));
             assertThat(r.share()).as("cold start %d intervals", cold).isGreaterThan(previous);
             previous = r.share();
             noUpDownUpWithinTheHold(r, cold);
         }
+    }
+
+    /**
+     * The valley between the bursts (130–180 s at 2 req/s) needs one worker by the forecasts; the second ramp
+     * (2 → 9 req/s in 20 s) needs a second READY when it begins, which a worker started on seeing it is not.
+     * The first ramp's rise within 15 s (one 10 s cold start and an interval) keeps it.
+     */
+    @Test
+    void theRiseReserveKeepsASecondWorkerThroughTheValleyForTheSecondRamp() throws IOException {
+        ShapeSim.Result reserve = replay(2, "scaling.rise-memory", "150s");
+        ShapeSim.Result none = replay(2);
+        System.out.println(describe("rise reserve 150 s", reserve));
+        System.out.println(describe("no rise reserve", none));
+        int valley = QUIET + 150 / 5;
+        int secondRamp = QUIET + 180 / 5;
+        assertThat(none.ready().subList(valley, secondRamp)).contains(1);
+        assertThat(reserve.ready().subList(valley, secondRamp + 1)).allMatch(n -> n >= 2);
+        assertThat(reserve.shortIntervals()).isLessThan(none.shortIntervals());
+        assertThat(reserve.decisions().get(valley).riseReserve()).isGreaterThan(0.5);
+        assertThat(reserve.decisions().get(valley).reason()).contains("with the rise reserve of");
+        // Its price: the second worker through the valley and one more on the last ramp down, under 8 points.
+        assertThat(reserve.share() - none.share()).isBetween(0.0, 0.08);
+        noUpDownUpWithinTheHold(reserve, 2);
     }
 
     /** No scale-up, scale-down and scale-up again within the break-even time (here the cold start, at least 10 s). */

@@ -106,6 +106,20 @@ class ShapeScenarioTest {
     }
 
     /**
+     * The rise reserve after a slow ramp: single-burst's 0.5 → 10 req/s over 90 s rises ≈ 1.6 req/s within 15 s,
+     * whose need at the 0.5 req/s that follows the burst is under one replica, so the pool still ends at 1.
+     */
+    @Test
+    void theRiseReserveKeepsNothingAfterASlowRampsBurst() {
+        for (long seed = 1; seed <= 5; seed++) {
+            ShapeSim.Result r = run("single-burst", seed, 2, "scaling.rise-memory", "150s");
+            assertThat(r.decisions().stream().mapToDouble(ScalingDecision::riseReserve).max().orElse(0)).as("seed %d", seed)
+                    .isGreaterThan(0);
+            assertThat(r.targets().get(r.targets().size() - 1)).as("seed %d: %s", seed, r.targets()).isEqualTo(1);
+        }
+    }
+
+    /**
      * Once the period is known the pool is scaled up ahead of each rise by the cold start: the third
      * burst of recurring-100s (period found just before it) finds its replicas READY, where the first,
      * met by the trend alone, found the pool short while replicas started.

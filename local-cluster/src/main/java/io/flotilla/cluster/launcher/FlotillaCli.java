@@ -28,7 +28,21 @@ public final class FlotillaCli {
         return Path.of(System.getProperty("flotilla.cwd", System.getProperty("user.dir"))).toAbsolutePath().normalize();
     }
 
+    /**
+     * Where the cluster's state, logs and tiers live: {@code <home>/.flotilla}, or the {@code flotilla.state-dir}
+     * property (tests that run the launcher's own commands keep their state apart from a developer's cluster).
+     */
+    static Path stateDir() {
+        String dir = System.getProperty("flotilla.state-dir");
+        return dir == null ? home().resolve(".flotilla") : Path.of(dir).toAbsolutePath().normalize();
+    }
+
     public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs one command line as {@code bin/flotilla} does, without exiting; its exit status. */
+    public static int execute(String... args) {
         CommandLine cli = new CommandLine(new FlotillaCli());
         cli.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof LauncherException) {
@@ -37,7 +51,7 @@ public final class FlotillaCli {
             }
             throw ex;
         });
-        System.exit(cli.execute(args));
+        return cli.execute(args);
     }
 
     @Command(name = "up", description = "Start Kafka (unless --kafka) and every service; wait until all are healthy.")
@@ -244,7 +258,7 @@ public final class FlotillaCli {
             }
             Tenancy tenancy = Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs);
             tenancy.checkAgainst(gatewayOptions);
-            LocalCluster cluster = new LocalCluster(home(), home().resolve(".flotilla"), System.out, !noCds).tenancy(tenancy)
+            LocalCluster cluster = new LocalCluster(home(), stateDir(), System.out, !noCds).tenancy(tenancy)
                     .workerJit(WorkerJit.parse(workerJit));
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
@@ -273,7 +287,7 @@ public final class FlotillaCli {
 
         @Override
         public Integer call() {
-            int n = new LocalCluster(home(), System.out).down(Duration.ofSeconds(graceSeconds));
+            int n = new LocalCluster(home(), stateDir(), System.out).down(Duration.ofSeconds(graceSeconds));
             System.out.println(n == 0 ? "nothing was running" : "stopped " + n + " processes");
             return 0;
         }
@@ -283,7 +297,7 @@ public final class FlotillaCli {
     static final class Status implements Callable<Integer> {
         @Override
         public Integer call() {
-            List<RunningService> services = new LocalCluster(home(), System.out).status();
+            List<RunningService> services = new LocalCluster(home(), stateDir(), System.out).status();
             if (services.isEmpty()) {
                 System.out.println("no cluster is running");
                 return 1;
@@ -297,7 +311,7 @@ public final class FlotillaCli {
     static final class CheckIdle implements Callable<Integer> {
         @Override
         public Integer call() {
-            new LocalCluster(home(), System.out).requireIdle();
+            new LocalCluster(home(), stateDir(), System.out).requireIdle();
             return 0;
         }
     }
@@ -309,7 +323,7 @@ public final class FlotillaCli {
 
         @Override
         public Integer call() {
-            RunningService w = new LocalCluster(home(), System.out).killWorker(n);
+            RunningService w = new LocalCluster(home(), stateDir(), System.out).killWorker(n);
             System.out.println("killed " + w.name() + " (pid " + w.pid() + ")");
             return 0;
         }
@@ -324,7 +338,7 @@ public final class FlotillaCli {
 
         @Override
         public Integer call() {
-            RunningService w = new LocalCluster(home(), System.out).startWorker(n, Duration.ofSeconds(timeoutSeconds));
+            RunningService w = new LocalCluster(home(), stateDir(), System.out).startWorker(n, Duration.ofSeconds(timeoutSeconds));
             System.out.println("started " + w.name() + " (pid " + w.pid() + ", " + w.ports() + ")");
             return 0;
         }
@@ -337,7 +351,7 @@ public final class FlotillaCli {
 
         @Override
         public Integer call() {
-            RunningService r = new LocalCluster(home(), System.out).killRouter(n);
+            RunningService r = new LocalCluster(home(), stateDir(), System.out).killRouter(n);
             System.out.println("killed " + r.name() + " (pid " + r.pid() + ")");
             return 0;
         }
@@ -352,7 +366,7 @@ public final class FlotillaCli {
 
         @Override
         public Integer call() {
-            RunningService r = new LocalCluster(home(), System.out).startRouter(n, Duration.ofSeconds(timeoutSeconds));
+            RunningService r = new LocalCluster(home(), stateDir(), System.out).startRouter(n, Duration.ofSeconds(timeoutSeconds));
             System.out.println("started " + r.name() + " (pid " + r.pid() + ", " + r.ports() + ")");
             return 0;
         }

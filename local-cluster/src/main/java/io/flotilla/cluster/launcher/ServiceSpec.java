@@ -31,6 +31,16 @@ public record ServiceSpec(String name, String module, Map<String, Integer> ports
         this(name, module, ports, managementPort, args, heap, DEFAULT_DIRECT_MEMORY);
     }
 
+    /**
+     * This spec with {@code extra} arguments appended; every other component (heap, direct memory) kept. A copy
+     * made through the constructor dropped the worker's direct-memory size once, so a KV host tier never started.
+     */
+    public ServiceSpec withExtraArgs(List<String> extra) {
+        List<String> all = new java.util.ArrayList<>(args);
+        all.addAll(extra);
+        return new ServiceSpec(name, module, ports, managementPort, all, heap, directMemory);
+    }
+
     public boolean isWorker() {
         return name.startsWith("worker-");
     }

@@ -119,9 +119,7 @@ public record Tenancy(String prefixSharing, List<String> publicPrefixes, List<St
         if (extra.isEmpty()) {
             return spec;
         }
-        List<String> args = new ArrayList<>(spec.args());
-        args.addAll(extra);
-        return new ServiceSpec(spec.name(), spec.module(), spec.ports(), spec.managementPort(), args, spec.heap());
+        return spec.withExtraArgs(extra);
     }
 
     void save(ClusterState state) {

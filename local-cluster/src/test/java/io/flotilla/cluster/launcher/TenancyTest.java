@@ -36,6 +36,18 @@ class TenancyTest {
     }
 
     @Test
+    void addingArgumentsKeepsTheHeapAndTheDirectMemoryAKvHostTierNeeds() {
+        ServiceSpec worker = new ServiceSpec("worker-0", "worker-agent", Map.of("grpc", 1), 1, List.of("--server.port=1"),
+                "160m", "2816m");
+        ServiceSpec applied = Tenancy.parse(null, null, null, List.of("sql"), 2, 250).apply(worker, List.of("m"));
+        assertThat(applied.args()).contains("--server.port=1", "--flotilla.worker.lora.adapters[0]=sql");
+        assertThat(applied.heap()).isEqualTo("160m");
+        assertThat(applied.directMemory()).as("-XX:MaxDirectMemorySize of a worker with a 2 GiB host tier")
+                .isEqualTo("2816m");
+        assertThat(ProcessControl.jvmFlags(applied, WorkerJit.QUICK)).contains("-XX:MaxDirectMemorySize=2816m");
+    }
+
+    @Test
     void itRoundTripsThroughTheClusterStateSoLaterWorkersMatch() throws Exception {
         ClusterState state = ClusterState.load(java.nio.file.Files.createTempDirectory("tenancy-"));
         Tenancy t = Tenancy.parse("tenant", List.of("p"), List.of("k"), List.of("sql"), 3, 10);

@@ -30,24 +30,31 @@ public final class EngineParams {
     public static SamplingParams sampling(CompletionRequest r) {
         SamplingRequest s = r.sampling();
         SamplingParams.Builder b = SamplingParams.newBuilder()
-                .setTemperature((float) s.temperature())
-                .setTopP((float) s.topP())
-                .setTopK(s.topK())
-                .setMinP((float) s.minP())
-                .setPresencePenalty((float) s.presencePenalty())
-                .setFrequencyPenalty((float) s.frequencyPenalty())
-                .setRepetitionPenalty((float) s.repetitionPenalty())
                 .putAllLogitBias(s.logitBias())
                 .setLogprobs(r.logprobs().enabled())
                 .setTopLogprobs(r.logprobs().top());
+        // Only what the client sent: an unset field lets the engine apply the model's own default.
+        setIfSent(s.temperature(), b::setTemperature);
+        setIfSent(s.topP(), b::setTopP);
+        setIfSent(s.topK(), b::setTopK);
+        setIfSent(s.minP(), b::setMinP);
+        setIfSent(s.presencePenalty(), b::setPresencePenalty);
+        setIfSent(s.frequencyPenalty(), b::setFrequencyPenalty);
+        setIfSent(s.repetitionPenalty(), b::setRepetitionPenalty);
         if (s.seed() != null) {
-            b.setHasSeed(true).setSeed(s.seed());
+            b.setSeed(s.seed());
         }
         StructuredOutput structured = structured(r);
         if (structured != null) {
             b.setStructuredOutput(structured);
         }
         return b.build();
+    }
+
+    private static <T> void setIfSent(T value, java.util.function.Consumer<T> setter) {
+        if (value != null) {
+            setter.accept(value);
+        }
     }
 
     private static StructuredOutput structured(CompletionRequest r) {
@@ -89,22 +96,22 @@ public final class EngineParams {
     static Map<String, SamplingFeature> needs(CompletionRequest r) {
         SamplingRequest s = r.sampling();
         Map<String, SamplingFeature> needs = new LinkedHashMap<>();
-        if (s.topP() < 1) {
+        if (s.topPActive()) {
             needs.put("top_p", SamplingFeature.SAMPLING_FEATURE_TOP_P);
         }
-        if (s.topK() > 0) {
+        if (s.topKActive()) {
             needs.put("top_k", SamplingFeature.SAMPLING_FEATURE_TOP_K);
         }
-        if (s.minP() > 0) {
+        if (s.minPActive()) {
             needs.put("min_p", SamplingFeature.SAMPLING_FEATURE_MIN_P);
         }
-        if (s.presencePenalty() != 0) {
+        if (s.presencePenaltyActive()) {
             needs.put("presence_penalty", SamplingFeature.SAMPLING_FEATURE_PRESENCE_PENALTY);
         }
-        if (s.frequencyPenalty() != 0) {
+        if (s.frequencyPenaltyActive()) {
             needs.put("frequency_penalty", SamplingFeature.SAMPLING_FEATURE_FREQUENCY_PENALTY);
         }
-        if (s.repetitionPenalty() != 1) {
+        if (s.repetitionPenaltyActive()) {
             needs.put("repetition_penalty", SamplingFeature.SAMPLING_FEATURE_REPETITION_PENALTY);
         }
         if (!s.logitBias().isEmpty()) {

@@ -28,21 +28,14 @@ final class SamplingParser {
         Double repetition = p.number("repetition_penalty", 0, true, 2);
         Long seed = p.integer("seed", Long.MIN_VALUE, Long.MAX_VALUE);
         boolean ignoreEos = Boolean.TRUE.equals(p.bool("ignore_eos"));
-        return new SamplingRequest(
-                temperature == null ? 1 : temperature,
-                topP == null ? 1 : topP,
-                topK == null || topK < 0 ? 0 : topK.intValue(),
-                minP == null ? 0 : minP,
-                presence == null ? 0 : presence,
-                frequency == null ? 0 : frequency,
-                repetition == null ? 1 : repetition,
-                logitBias(p), seed, ignoreEos, stopTokenIds(p));
+        return new SamplingRequest(temperature, topP, topK == null ? null : topK.intValue(), minP, presence, frequency,
+                repetition, logitBias(p), seed, ignoreEos, stopTokenIds(p));
     }
 
     /** {@code {"<token id>": bias}}, biases in [-100, 100]. */
-    private static Map<Integer, Float> logitBias(JsonParams p) {
+    private static Map<Integer, Double> logitBias(JsonParams p) {
         JsonNode bias = p.node("logit_bias");
-        Map<Integer, Float> out = new LinkedHashMap<>();
+        Map<Integer, Double> out = new LinkedHashMap<>();
         if (bias == null) {
             return out;
         }
@@ -67,7 +60,7 @@ final class SamplingParser {
                 throw ApiError.invalid("logit_bias", "Invalid 'logit_bias' of token " + id
                         + ": expected a number in [-100, 100], but got " + e.getValue() + " instead.");
             }
-            out.put(id, (float) v);
+            out.put(id, v);
         }
         return out;
     }

@@ -66,9 +66,9 @@ class ChatCompletionsTest extends GatewayTestBase {
         assertThat(sent.getTenant()).isEqualTo("tenant-7");
         assertThat(sent.getStop().getMaxTokens()).isEqualTo(3);
         assertThat(sent.getStop().getIgnoreEos()).isTrue();
-        assertThat(sent.getSampling().getTemperature()).isEqualTo(0.5f);
-        assertThat(sent.getSampling().getTopP()).isEqualTo(0.9f);
-        assertThat(sent.getSampling().getHasSeed()).isTrue();
+        assertThat(sent.getSampling().getTemperature()).isEqualTo(0.5);
+        assertThat(sent.getSampling().getTopP()).isEqualTo(0.9);
+        assertThat(sent.getSampling().hasSeed()).isTrue();
         assertThat(sent.getSampling().getSeed()).isEqualTo(-42L);
         assertThat(sent.hasHandoff()).isFalse();
 

@@ -7,6 +7,7 @@ import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.RequestFields;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.RouteRequest;
+import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StructuredOutput;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.MediaType;
@@ -61,22 +62,22 @@ class RequestFieldsTest extends GatewayTestBase {
         c.put("stop_token_ids", new Case("\"stop_token_ids\":[11,12]", s ->
                 assertThat(s.generate().getStop().getStopTokenIdsList()).containsExactly(11, 12)));
         c.put("ignore_eos", new Case("\"ignore_eos\":true", s -> assertThat(s.generate().getStop().getIgnoreEos()).isTrue()));
-        c.put("temperature", new Case("\"temperature\":0.3", s -> assertThat(s.generate().getSampling().getTemperature()).isEqualTo(0.3f)));
-        c.put("top_p", new Case("\"top_p\":0.7", s -> assertThat(s.generate().getSampling().getTopP()).isEqualTo(0.7f)));
+        c.put("temperature", new Case("\"temperature\":0.3", s -> assertThat(s.generate().getSampling().getTemperature()).isEqualTo(0.3)));
+        c.put("top_p", new Case("\"top_p\":0.7", s -> assertThat(s.generate().getSampling().getTopP()).isEqualTo(0.7)));
         c.put("top_k", new Case("\"top_k\":7", s -> assertThat(s.generate().getSampling().getTopK()).isEqualTo(7)));
-        c.put("min_p", new Case("\"min_p\":0.05", s -> assertThat(s.generate().getSampling().getMinP()).isEqualTo(0.05f)));
+        c.put("min_p", new Case("\"min_p\":0.05", s -> assertThat(s.generate().getSampling().getMinP()).isEqualTo(0.05)));
         c.put("seed", new Case("\"seed\":99", s -> {
-            assertThat(s.generate().getSampling().getHasSeed()).isTrue();
+            assertThat(s.generate().getSampling().hasSeed()).isTrue();
             assertThat(s.generate().getSampling().getSeed()).isEqualTo(99L);
         }));
         c.put("presence_penalty", new Case("\"presence_penalty\":0.5", s ->
-                assertThat(s.generate().getSampling().getPresencePenalty()).isEqualTo(0.5f)));
+                assertThat(s.generate().getSampling().getPresencePenalty()).isEqualTo(0.5)));
         c.put("frequency_penalty", new Case("\"frequency_penalty\":-0.5", s ->
-                assertThat(s.generate().getSampling().getFrequencyPenalty()).isEqualTo(-0.5f)));
+                assertThat(s.generate().getSampling().getFrequencyPenalty()).isEqualTo(-0.5)));
         c.put("repetition_penalty", new Case("\"repetition_penalty\":1.2", s ->
-                assertThat(s.generate().getSampling().getRepetitionPenalty()).isEqualTo(1.2f)));
+                assertThat(s.generate().getSampling().getRepetitionPenalty()).isEqualTo(1.2)));
         c.put("logit_bias", new Case("\"logit_bias\":{\"50256\":-100,\"17\":2.5}", s ->
-                assertThat(s.generate().getSampling().getLogitBiasMap()).containsExactlyInAnyOrderEntriesOf(Map.of(50256, -100f, 17, 2.5f))));
+                assertThat(s.generate().getSampling().getLogitBiasMap()).containsExactlyInAnyOrderEntriesOf(Map.of(50256, -100.0, 17, 2.5))));
         c.put("n", new Case("\"n\":3", s -> {
             assertThat(s.generate().getN()).isEqualTo(3);
             assertThat(Sse.json(s.body()).get("choices").size()).isEqualTo(3);
@@ -187,5 +188,34 @@ class RequestFieldsTest extends GatewayTestBase {
     @Test
     void everyCompletionsFieldArrivesWhereTheTableSays() {
         everyField(CompletionKind.TEXT, text());
+    }
+
+    @Test
+    void samplingFieldsTheClientLeftOutStayUnsetOnTheWayToTheEngine() {
+        for (CompletionKind kind : CompletionKind.values()) {
+            SamplingParams sampling = send(kind, kind == CompletionKind.CHAT ? "messages" : "prompt").generate().getSampling();
+            assertThat(sampling.hasTemperature()).as("%s: temperature", kind).isFalse();
+            assertThat(sampling.hasTopP()).as("%s: top_p", kind).isFalse();
+            assertThat(sampling.hasTopK()).as("%s: top_k", kind).isFalse();
+            assertThat(sampling.hasMinP()).as("%s: min_p", kind).isFalse();
+            assertThat(sampling.hasPresencePenalty()).as("%s: presence_penalty", kind).isFalse();
+            assertThat(sampling.hasFrequencyPenalty()).as("%s: frequency_penalty", kind).isFalse();
+            assertThat(sampling.hasRepetitionPenalty()).as("%s: repetition_penalty", kind).isFalse();
+            assertThat(sampling.hasSeed()).as("%s: seed", kind).isFalse();
+            assertThat(sampling.getLogitBiasCount()).as("%s: logit_bias", kind).isZero();
+        }
+    }
+
+    @Test
+    void aValueAtItsNeutralSettingIsStillTheClientsAndArrives() {
+        cluster.reset();
+        web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{" + MSGS + ",\"max_tokens\":2,\"temperature\":1,\"top_p\":1,\"top_k\":-1,\"repetition_penalty\":1}")
+                .exchange().expectStatus().isOk();
+        SamplingParams sampling = cluster.workerA.generates.get(0).getSampling();
+        assertThat(sampling.hasTemperature() && sampling.getTemperature() == 1).isTrue();
+        assertThat(sampling.hasTopP() && sampling.getTopP() == 1).isTrue();
+        assertThat(sampling.hasTopK() && sampling.getTopK() == -1).as("vLLM's 'all tokens', as sent").isTrue();
+        assertThat(sampling.hasRepetitionPenalty() && sampling.getRepetitionPenalty() == 1).isTrue();
     }
 }

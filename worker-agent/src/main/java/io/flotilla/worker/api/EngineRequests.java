@@ -68,8 +68,8 @@ final class EngineRequests {
         if (tokens == 0) {
             return "token_ids must not be empty";
         }
-        if (sampling.getTemperature() < 0 || Float.isNaN(sampling.getTemperature())) {
-            return "sampling.temperature must be >= 0";
+        if (sampling.hasTemperature() && !(sampling.getTemperature() >= 0 && Double.isFinite(sampling.getTemperature()))) {
+            return "sampling.temperature must be a finite number >= 0, got " + sampling.getTemperature();
         }
         String range = outOfRange(sampling);
         if (range != null) {
@@ -79,19 +79,22 @@ final class EngineRequests {
     }
 
     private static String outOfRange(SamplingParams s) {
-        if (!(s.getTopP() >= 0 && s.getTopP() <= 1)) {
-            return "sampling.top_p must be in [0, 1], got " + s.getTopP();
+        if (s.hasTopP() && !(s.getTopP() > 0 && s.getTopP() <= 1)) {
+            return "sampling.top_p must be in (0, 1], got " + s.getTopP();
         }
-        if (!(s.getMinP() >= 0 && s.getMinP() <= 1)) {
+        if (s.hasTopK() && s.getTopK() < -1) {
+            return "sampling.top_k must be -1, 0 (all tokens) or positive, got " + s.getTopK();
+        }
+        if (s.hasMinP() && !(s.getMinP() >= 0 && s.getMinP() <= 1)) {
             return "sampling.min_p must be in [0, 1], got " + s.getMinP();
         }
-        if (!(s.getRepetitionPenalty() >= 0) || Float.isInfinite(s.getRepetitionPenalty())) {
-            return "sampling.repetition_penalty must be a finite number >= 0, got " + s.getRepetitionPenalty();
+        if (s.hasRepetitionPenalty() && !(s.getRepetitionPenalty() > 0 && Double.isFinite(s.getRepetitionPenalty()))) {
+            return "sampling.repetition_penalty must be a finite number > 0, got " + s.getRepetitionPenalty();
         }
-        if (!Float.isFinite(s.getPresencePenalty()) || !Float.isFinite(s.getFrequencyPenalty())) {
+        if (!Double.isFinite(s.getPresencePenalty()) || !Double.isFinite(s.getFrequencyPenalty())) {
             return "sampling penalties must be finite numbers";
         }
-        for (Map.Entry<Integer, Float> e : s.getLogitBiasMap().entrySet()) {
+        for (Map.Entry<Integer, Double> e : s.getLogitBiasMap().entrySet()) {
             if (!(Math.abs(e.getValue()) <= 100)) {
                 return "sampling.logit_bias of token " + Integer.toUnsignedString(e.getKey()) + " must be in [-100, 100], got "
                         + e.getValue();
@@ -185,13 +188,14 @@ final class EngineRequests {
         for (int i = 0; i < stops.length; i++) {
             stops[i] = stop.getStopTokenIds(i);
         }
-        Long seed = sampling.getHasSeed() ? sampling.getSeed() : null;
+        Long seed = sampling.hasSeed() ? sampling.getSeed() : null;
         Instant deadline = deadlineMs > 0 ? Instant.ofEpochMilli(deadlineMs) : null;
-        return new EngineRequest(id, tokens, Math.max(1, maxTokens), stops, stop.getIgnoreEos(), sampling.getTemperature(),
+        Double temperature = sampling.hasTemperature() ? sampling.getTemperature() : null;
+        return new EngineRequest(id, tokens, Math.max(1, maxTokens), stops, stop.getIgnoreEos(), temperature,
                 seed, deadline, options(sampling, stop), scope);
     }
 
-    /** The contract's sampling fields as engine options (0 top_p and repetition_penalty mean off). */
+    /** The contract's sampling fields as engine options: set where the client set them, null elsewhere. */
     static SamplingOptions options(SamplingParams s, StopConditions stop) {
         SamplingOptions.OutputFormat format = switch (s.getStructuredOutput().getFormatCase()) {
             case JSON_OBJECT -> new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_OBJECT, "",
@@ -200,8 +204,10 @@ final class EngineRequests {
                     s.getStructuredOutput().getJsonSchema(), s.getStructuredOutput().getSchemaName());
             default -> SamplingOptions.OutputFormat.FREE;
         };
-        return new SamplingOptions(s.getTopP() == 0 ? 1 : s.getTopP(), s.getTopK(), s.getMinP(), s.getPresencePenalty(),
-                s.getFrequencyPenalty(), s.getRepetitionPenalty() == 0 ? 1 : s.getRepetitionPenalty(),
+        return new SamplingOptions(s.hasTopP() ? s.getTopP() : null, s.hasTopK() ? s.getTopK() : null,
+                s.hasMinP() ? s.getMinP() : null, s.hasPresencePenalty() ? s.getPresencePenalty() : null,
+                s.hasFrequencyPenalty() ? s.getFrequencyPenalty() : null,
+                s.hasRepetitionPenalty() ? s.getRepetitionPenalty() : null,
                 s.getLogitBiasMap(), s.getLogprobs(), s.getTopLogprobs(), format, stop.getStopStringsList());
     }
 

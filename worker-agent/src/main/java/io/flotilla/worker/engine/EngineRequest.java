@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param maxTokens    most tokens to generate, at least 1
  * @param stopTokenIds token ids that end generation (the stop token is returned and counted)
  * @param ignoreEos    when true the engine's end-of-sequence token never ends generation
- * @param temperature  sampling temperature, 0 for greedy
+ * @param temperature  sampling temperature, 0 for greedy; null when the client left it to the model's default
  * @param seed         sampling seed, or null for none
  * @param deadline     when the request is abandoned with {@link DeadlineExceededException}, or null
  * @param options      every other sampling parameter ({@link SamplingOptions#DEFAULT}: none)
@@ -26,7 +26,7 @@ import java.util.Objects;
  *                     from every other scope's
  */
 public record EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds,
-                            boolean ignoreEos, double temperature, Long seed, Instant deadline,
+                            boolean ignoreEos, Double temperature, Long seed, Instant deadline,
                             SamplingOptions options, KvScope scope) {
 
     private static final int[] NONE = new int[0];
@@ -74,7 +74,12 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
                 temperature, seed, deadline, options, scope);
     }
 
-    public EngineRequest withTemperature(double newTemperature) {
+    /** The temperature to sample at: the client's, else {@code modelDefault} (what the engine's model prescribes). */
+    public double temperatureOr(double modelDefault) {
+        return temperature == null ? modelDefault : temperature;
+    }
+
+    public EngineRequest withTemperature(Double newTemperature) {
         return new EngineRequest(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, newTemperature,
                 seed, deadline, options, scope);
     }

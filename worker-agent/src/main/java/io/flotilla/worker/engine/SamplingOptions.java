@@ -9,16 +9,19 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Sampling beyond temperature and seed, as the request states it. Every field has an "off" value that
- * changes nothing ({@link #DEFAULT}); an engine that cannot honour a field set to another value refuses
- * the request ({@link #featuresUsed()} against {@link Engine#capabilities()}), it never ignores it.
+ * Sampling beyond temperature and seed, as the client set it: a field the client left out is null (an engine that
+ * takes a request body leaves it out too, so the model's own generation defaults apply), a field it set carries its
+ * value exactly. Each field has a neutral value that changes nothing (1 for top_p and repetition_penalty, 0 for the
+ * rest); an engine that cannot honour a field set to another value refuses the request ({@link #featuresUsed()}
+ * against {@link Engine#capabilities()}), it never ignores it. Engines that sample themselves read the
+ * {@code effective…} values: the client's, else the neutral one.
  *
- * @param topP              nucleus mass; off at 1 (and 0, which the protocol leaves unset)
- * @param topK              keep the k most likely tokens; off at 0
- * @param minP              drop tokens below {@code minP × p(most likely)}; off at 0
- * @param presencePenalty   subtracted from the logit of every token generated at least once; off at 0
- * @param frequencyPenalty  subtracted once per earlier occurrence in the output; off at 0
- * @param repetitionPenalty divides positive (multiplies negative) logits of prompt and output tokens; off at 1
+ * @param topP              nucleus mass in (0, 1], or null
+ * @param topK              keep the k most likely tokens (0 and -1: all), or null
+ * @param minP              drop tokens below {@code minP × p(most likely)}, or null
+ * @param presencePenalty   subtracted from the logit of every token generated at least once, or null
+ * @param frequencyPenalty  subtracted once per earlier occurrence in the output, or null
+ * @param repetitionPenalty divides positive (multiplies negative) logits of prompt and output tokens, or null
  * @param logitBias         added to the logits of these token ids
  * @param logprobs          report each generated token's log-probability
  * @param topLogprobs       and this many most likely alternatives at each position
@@ -26,12 +29,12 @@ import java.util.Set;
  * @param stopStrings       stop strings; the gateway matches them on the decoded text in any case, an
  *                          engine that can stop on them itself does (they need no capability)
  */
-public record SamplingOptions(double topP, int topK, double minP, double presencePenalty, double frequencyPenalty,
-                              double repetitionPenalty, Map<Integer, Float> logitBias, boolean logprobs,
+public record SamplingOptions(Double topP, Integer topK, Double minP, Double presencePenalty, Double frequencyPenalty,
+                              Double repetitionPenalty, Map<Integer, Double> logitBias, boolean logprobs,
                               int topLogprobs, OutputFormat format, List<String> stopStrings) {
 
-    public static final SamplingOptions DEFAULT = new SamplingOptions(1, 0, 0, 0, 0, 1, Map.of(), false, 0,
-            OutputFormat.FREE, List.of());
+    public static final SamplingOptions DEFAULT = new SamplingOptions(null, null, null, null, null, null, Map.of(), false,
+            0, OutputFormat.FREE, List.of());
 
     /**
      * Constrained output.
@@ -63,18 +66,43 @@ public record SamplingOptions(double topP, int topK, double minP, double presenc
         stopStrings = stopStrings == null ? List.of() : List.copyOf(stopStrings);
     }
 
+    public double effectiveTopP() {
+        return topP == null ? 1 : topP;
+    }
+
+    /** top_k, 0 when it keeps every token. */
+    public int effectiveTopK() {
+        return topK == null || topK < 0 ? 0 : topK;
+    }
+
+    public double effectiveMinP() {
+        return minP == null ? 0 : minP;
+    }
+
+    public double effectivePresencePenalty() {
+        return presencePenalty == null ? 0 : presencePenalty;
+    }
+
+    public double effectiveFrequencyPenalty() {
+        return frequencyPenalty == null ? 0 : frequencyPenalty;
+    }
+
+    public double effectiveRepetitionPenalty() {
+        return repetitionPenalty == null ? 1 : repetitionPenalty;
+    }
+
     public boolean topPActive() {
-        return topP > 0 && topP < 1;
+        return effectiveTopP() > 0 && effectiveTopP() < 1;
     }
 
     public boolean repetitionPenaltyActive() {
-        return repetitionPenalty > 0 && repetitionPenalty != 1;
+        return effectiveRepetitionPenalty() > 0 && effectiveRepetitionPenalty() != 1;
     }
 
     /** Whether any logit processing or truncation is asked for (else sampling is plain softmax sampling). */
     public boolean shapesDistribution() {
-        return topPActive() || topK > 0 || minP > 0 || presencePenalty != 0 || frequencyPenalty != 0
-                || repetitionPenaltyActive() || !logitBias.isEmpty();
+        return topPActive() || effectiveTopK() > 0 || effectiveMinP() > 0 || effectivePresencePenalty() != 0
+                || effectiveFrequencyPenalty() != 0 || repetitionPenaltyActive() || !logitBias.isEmpty();
     }
 
     /** The capabilities this request needs from its engine. */
@@ -83,16 +111,16 @@ public record SamplingOptions(double topP, int topK, double minP, double presenc
         if (topPActive()) {
             used.add(SamplingFeature.SAMPLING_FEATURE_TOP_P);
         }
-        if (topK > 0) {
+        if (effectiveTopK() > 0) {
             used.add(SamplingFeature.SAMPLING_FEATURE_TOP_K);
         }
-        if (minP > 0) {
+        if (effectiveMinP() > 0) {
             used.add(SamplingFeature.SAMPLING_FEATURE_MIN_P);
         }
-        if (presencePenalty != 0) {
+        if (effectivePresencePenalty() != 0) {
             used.add(SamplingFeature.SAMPLING_FEATURE_PRESENCE_PENALTY);
         }
-        if (frequencyPenalty != 0) {
+        if (effectiveFrequencyPenalty() != 0) {
             used.add(SamplingFeature.SAMPLING_FEATURE_FREQUENCY_PENALTY);
         }
         if (repetitionPenaltyActive()) {

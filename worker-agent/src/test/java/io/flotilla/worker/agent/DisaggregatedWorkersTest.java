@@ -204,7 +204,7 @@ class DisaggregatedWorkersTest {
     @Test
     void aSeededSampledRequestContinuesTheSameTokenStream() {
         int[] prompt = prompt(100, 2);
-        SamplingParams seeded = SamplingParams.newBuilder().setTemperature(0.8f).setHasSeed(true).setSeed(1234).build();
+        SamplingParams seeded = SamplingParams.newBuilder().setTemperature(0.8f).setSeed(1234).build();
         KvHandoff h = prefill(prefill, "pd-b", prompt, seeded).getHandoff();
         GenerateStream pd = generate(decode, request("pd-b", prompt, 12, seeded).setHandoff(h));
         assertThat(pd.chunks()).allMatch(GenerateChunk::getHandoffUsed);

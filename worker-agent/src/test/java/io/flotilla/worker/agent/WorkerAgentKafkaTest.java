@@ -90,7 +90,7 @@ class WorkerAgentKafkaTest {
 
                 // n = 3: one Generate, three choices; the later two start from the prompt choice 0 cached.
                 GenerateRequest.Builder three = GenerateRequest.newBuilder().setRequestId("r-n").setN(3)
-                        .setSampling(SamplingParams.newBuilder().setTemperature(1).setHasSeed(true).setSeed(5)
+                        .setSampling(SamplingParams.newBuilder().setTemperature(1).setSeed(5)
                                 .setLogprobs(true).setTopLogprobs(2))
                         .setStop(StopConditions.newBuilder().setMaxTokens(4).setIgnoreEos(true));
                 for (int i = 0; i < 100; i++) {

@@ -48,20 +48,24 @@ class EngineRequestsTest {
     }
 
     @Test
-    void offValuesMapToTheDefaultOptionsAndSetOnesCarryOver() {
+    void unsetFieldsStayUnsetAndSetOnesCarryOverExactly() {
         EngineRequest plain = EngineRequests.of(request(SamplingParams.getDefaultInstance()));
-        assertThat(plain.options()).isEqualTo(new SamplingOptions(1, 0, 0, 0, 0, 1, java.util.Map.of(), false, 0, null,
-                java.util.List.of("END")));
-        EngineRequest set = EngineRequests.of(request(SamplingParams.newBuilder().setTopP(0.8f).setTopK(3).setMinP(0.1f)
-                .setPresencePenalty(0.5f).setFrequencyPenalty(0.25f).setRepetitionPenalty(1.2f).putLogitBias(7, -1f)
+        assertThat(plain.options()).isEqualTo(new SamplingOptions(null, null, null, null, null, null, java.util.Map.of(),
+                false, 0, null, java.util.List.of("END")));
+        assertThat(plain.temperature()).as("no temperature the client did not send").isNull();
+        EngineRequest set = EngineRequests.of(request(SamplingParams.newBuilder().setTemperature(0.7).setTopP(0.8).setTopK(3)
+                .setMinP(0.1).setPresencePenalty(0.5).setFrequencyPenalty(0.25).setRepetitionPenalty(1.2).putLogitBias(7, -1.5)
                 .setLogprobs(true).setTopLogprobs(2)
                 .setStructuredOutput(StructuredOutput.newBuilder().setJsonSchema("{}").setSchemaName("s")).build()));
         SamplingOptions o = set.options();
-        assertThat(o.topP()).isEqualTo(0.8f);
+        assertThat(set.temperature()).isEqualTo(0.7);
+        assertThat(o.topP()).isEqualTo(0.8);
         assertThat(o.topK()).isEqualTo(3);
-        assertThat(o.minP()).isEqualTo(0.1f);
-        assertThat(o.repetitionPenalty()).isEqualTo(1.2f);
-        assertThat(o.logitBias()).containsEntry(7, -1f);
+        assertThat(o.minP()).isEqualTo(0.1);
+        assertThat(o.presencePenalty()).isEqualTo(0.5);
+        assertThat(o.frequencyPenalty()).isEqualTo(0.25);
+        assertThat(o.repetitionPenalty()).isEqualTo(1.2);
+        assertThat(o.logitBias()).containsEntry(7, -1.5);
         assertThat(o.topLogprobs()).isEqualTo(2);
         assertThat(o.format()).isEqualTo(new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_SCHEMA, "{}", "s"));
         assertThat(o.stopStrings()).containsExactly("END");

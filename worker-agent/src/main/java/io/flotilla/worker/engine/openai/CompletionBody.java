@@ -15,10 +15,12 @@ import java.util.List;
 
 /**
  * Request bodies for {@code POST /v1/completions} on vLLM and SGLang, with a token-id prompt:
- * {@code "prompt": [ids]}, {@code max_tokens}, {@code temperature}, {@code seed},
- * {@code stop_token_ids}, {@code ignore_eos} (vLLM and SGLang extensions), and for streams
- * {@code "stream": true, "stream_options": {"include_usage": true}}. Every other sampling parameter
- * goes in when set, under the names both servers read on this endpoint: {@code top_p},
+ * {@code "prompt": [ids]}, {@code max_tokens} (always: the gateway's budget, since vLLM's completions
+ * default is 16 tokens), {@code seed}, {@code stop_token_ids}, {@code ignore_eos} (vLLM and SGLang extensions)
+ * when set, and for streams {@code "stream": true, "stream_options": {"include_usage": true}}. Every sampling
+ * parameter goes in exactly when the client set it (so the model's generation_config defaults apply to the rest,
+ * as when the client calls the engine directly), under the names both servers read on this endpoint:
+ * {@code temperature}, {@code top_p},
  * {@code top_k}, {@code min_p}, {@code presence_penalty}, {@code frequency_penalty},
  * {@code repetition_penalty}, {@code logit_bias} (token id strings to biases), {@code stop}
  * (strings), {@code logprobs} (the number of alternatives; with {@code return_tokens_as_token_ids} so
@@ -105,7 +107,7 @@ final class CompletionBody {
             prompt.add(t);
         }
         body.put("max_tokens", maxTokens);
-        body.put("temperature", r.temperature());
+        SamplingFields.putIfSet(body, "temperature", r.temperature());
         if (r.seed() != null) {
             body.put("seed", r.seed());
         }
@@ -115,7 +117,9 @@ final class CompletionBody {
                 stop.add(t);
             }
         }
-        body.put("ignore_eos", r.ignoreEos());
+        if (r.ignoreEos()) {
+            body.put("ignore_eos", true);
+        }
         if (returnTokenIds) {
             body.put("return_token_ids", true);
         }

@@ -11,9 +11,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Request bodies for SGLang's native {@code POST /generate} (SGLang {@code GenerateReqInput}) with a token-id
- * prompt: {@code input_ids}, {@code sampling_params} ({@code max_new_tokens}, {@code temperature},
- * {@code stop_token_ids}, {@code ignore_eos}, {@code sampling_seed} when the request has a seed, and when
- * set {@code top_p}, {@code top_k}, {@code min_p}, {@code presence_penalty}, {@code frequency_penalty},
+ * prompt: {@code input_ids}, {@code sampling_params} ({@code max_new_tokens} always, and only when set —
+ * the client's fields alone, so that the model's defaults apply to the rest — {@code temperature},
+ * {@code stop_token_ids}, {@code ignore_eos}, {@code sampling_seed}, {@code top_p}, {@code top_k}, {@code min_p}, {@code presence_penalty}, {@code frequency_penalty},
  * {@code repetition_penalty}, {@code logit_bias} and structured output as {@code json_schema} — SGLang's
  * {@code SamplingParams} names), {@code stream: true} and {@code rid} (the request id, which SGLang's abort
  * and logs use). Stop strings are not sent (SGLang refuses them under {@code --skip-tokenizer-init}; the
@@ -43,7 +43,7 @@ final class GenerateBody {
         }
         ObjectNode sampling = body.putObject("sampling_params");
         sampling.put("max_new_tokens", r.maxTokens());
-        sampling.put("temperature", r.temperature());
+        SamplingFields.putIfSet(sampling, "temperature", r.temperature());
         if (r.seed() != null) {
             sampling.put("sampling_seed", r.seed());
         }
@@ -53,7 +53,9 @@ final class GenerateBody {
                 stop.add(t);
             }
         }
-        sampling.put("ignore_eos", r.ignoreEos());
+        if (r.ignoreEos()) {
+            sampling.put("ignore_eos", true);
+        }
         options(sampling, r.options());
         body.put("stream", true);
         body.put("rid", r.requestId());

@@ -33,7 +33,7 @@ final class RequestValidator {
         }
         checkTokens("prompt token", prompt, config.vocabSize());
         checkTokens("stop token id", r.stopTokenIds(), config.vocabSize());
-        if (!Double.isFinite(r.temperature()) || r.temperature() < 0) {
+        if (r.temperature() != null && (!Double.isFinite(r.temperature()) || r.temperature() < 0)) {
             throw new InvalidRequestException("temperature must be a finite number >= 0, got " + r.temperature());
         }
         SamplingOptions o = r.options();
@@ -47,8 +47,9 @@ final class RequestValidator {
             throw new InvalidRequestException("top_logprobs must be in [0, " + SimReplies.MAX_TOP_LOGPROBS + "], got "
                     + o.topLogprobs());
         }
-        if (o.topK() < 0 || !(o.minP() >= 0 && o.minP() <= 1) || !(o.topP() > 0 && o.topP() <= 1)
-                || !(o.repetitionPenalty() > 0) || !Double.isFinite(o.presencePenalty() + o.frequencyPenalty())) {
+        if ((o.topK() != null && o.topK() < -1) || !(o.effectiveMinP() >= 0 && o.effectiveMinP() <= 1)
+                || !(o.effectiveTopP() > 0 && o.effectiveTopP() <= 1) || !(o.effectiveRepetitionPenalty() > 0)
+                || !Double.isFinite(o.effectivePresencePenalty() + o.effectiveFrequencyPenalty())) {
             throw new InvalidRequestException("sampling parameters out of range: " + o);
         }
     }

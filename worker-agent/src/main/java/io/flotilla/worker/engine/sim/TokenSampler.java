@@ -50,6 +50,8 @@ public final class TokenSampler {
     static final int CANDIDATES = 32;
     /** Logit step between consecutive candidates. */
     static final double ALPHA = 0.35;
+    /** The simulated model's own temperature, for a request that leaves it unset (a real model's generation_config). */
+    static final double DEFAULT_TEMPERATURE = 1.0;
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
     private static final long STEP_SALT = 0xD1B54A32D192ED03L;
     private static final long CONTEXT_SALT = 0x5DEECE66DL;
@@ -77,7 +79,7 @@ public final class TokenSampler {
         this.vocab = config.vocabSize();
         this.eos = config.eosTokenId();
         this.candidates = Math.min(CANDIDATES, vocab);
-        this.temperature = request.temperature();
+        this.temperature = request.temperatureOr(DEFAULT_TEMPERATURE);
         this.options = request.options();
         this.ignoreEos = request.ignoreEos();
         this.forced = forced;
@@ -100,7 +102,7 @@ public final class TokenSampler {
         long base;
         if (request.seed() != null) {
             base = request.seed();
-        } else if (request.temperature() == 0) {
+        } else if (request.temperatureOr(DEFAULT_TEMPERATURE) == 0) {
             base = fnv(request.promptTokens());
         } else {
             base = fnv(request.requestId().getBytes(StandardCharsets.UTF_8));
@@ -183,7 +185,7 @@ public final class TokenSampler {
 
     /** Bias, penalties, temperature, truncation: over the candidates and the biased tokens. */
     private int processedToken(Sequence seq, int b0, int step, double u) {
-        Map<Integer, Float> bias = options.logitBias();
+        Map<Integer, Double> bias = options.logitBias();
         int n = candidates;
         int[] ids = new int[candidates + bias.size()];
         double[] logits = new double[ids.length];
@@ -196,7 +198,7 @@ public final class TokenSampler {
             }
         }
         if (index != null) {
-            for (Map.Entry<Integer, Float> e : bias.entrySet()) {
+            for (Map.Entry<Integer, Double> e : bias.entrySet()) {
                 Integer at = index.get(e.getKey());
                 if (at == null) {
                     ids[n] = e.getKey();
@@ -260,9 +262,9 @@ public final class TokenSampler {
 
     /** How many of the sorted probabilities {@code p} (summing to {@code z}) top_k, min_p and top_p keep; at least 1. */
     private int truncate(double[] p, double z, int n) {
-        int keep = options.topK() > 0 ? Math.min(n, options.topK()) : n;
-        if (options.minP() > 0) {
-            double floor = options.minP() * p[0];
+        int keep = options.effectiveTopK() > 0 ? Math.min(n, options.effectiveTopK()) : n;
+        if (options.effectiveMinP() > 0) {
+            double floor = options.effectiveMinP() * p[0];
             int k = 1;
             while (k < keep && p[k] >= floor) {
                 k++;
@@ -274,7 +276,7 @@ public final class TokenSampler {
             int k = 0;
             while (k < keep) {
                 acc += p[k++];
-                if (acc >= options.topP() * z) {
+                if (acc >= options.effectiveTopP() * z) {
                     break;
                 }
             }
@@ -285,7 +287,7 @@ public final class TokenSampler {
 
     /** OpenAI's presence and frequency penalties on output tokens, vLLM's repetition penalty on prompt and output. */
     private void penalize(Sequence seq, int[] ids, double[] logits, int n) {
-        boolean additive = options.presencePenalty() != 0 || options.frequencyPenalty() != 0;
+        boolean additive = options.effectivePresencePenalty() != 0 || options.effectiveFrequencyPenalty() != 0;
         boolean repetition = options.repetitionPenaltyActive();
         if (!additive && !repetition) {
             return;
@@ -305,11 +307,11 @@ public final class TokenSampler {
         for (int i = 0; i < n; i++) {
             int count = outputCounts.getOrDefault(ids[i], 0);
             if (repetition && (count > 0 || promptTokens.contains(ids[i]))) {
-                double rp = options.repetitionPenalty();
+                double rp = options.effectiveRepetitionPenalty();
                 logits[i] = logits[i] > 0 ? logits[i] / rp : logits[i] * rp;
             }
             if (count > 0) {
-                logits[i] -= options.presencePenalty() + options.frequencyPenalty() * count;
+                logits[i] -= options.effectivePresencePenalty() + options.effectiveFrequencyPenalty() * count;
             }
         }
     }

@@ -76,7 +76,7 @@ class OpenAiHttpEngineTest {
 
     @Test
     void sendsEverySamplingParameterInTheBodyVllmAndSglangRead() {
-        SamplingOptions options = new SamplingOptions(0.9, 40, 0.05, 0.5, -0.25, 1.1, java.util.Map.of(50256, -100f), true, 3,
+        SamplingOptions options = new SamplingOptions(0.9, 40, 0.05, 0.5, -0.25, 1.1, java.util.Map.of(50256, -100.0), true, 3,
                 new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_SCHEMA, "{\"type\":\"object\"}", "reply"),
                 java.util.List.of("\n\n", "END"));
         AwaitingSink sink = new AwaitingSink();
@@ -97,15 +97,15 @@ class OpenAiHttpEngineTest {
         assertThat(body.path("response_format").toString())
                 .isEqualTo("{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"reply\",\"schema\":{\"type\":\"object\"}}}");
 
-        engine.submit(EngineRequest.of("req-j", PROMPT, 3).withOptions(new SamplingOptions(1, 0, 0, 0, 0, 1, java.util.Map.of(),
-                false, 0, new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_OBJECT, null, null),
+        engine.submit(EngineRequest.of("req-j", PROMPT, 3).withOptions(new SamplingOptions(null, null, null, null, null, null,
+                java.util.Map.of(), false, 0, new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_OBJECT, null, null),
                 java.util.List.of())), sink = new AwaitingSink()); // a fresh sink for the second request
         sink.await();
         JsonNode plain = server.lastRequest();
         assertThat(plain.path("response_format").toString()).isEqualTo("{\"type\":\"json_object\"}");
         for (String off : java.util.List.of("top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty",
-                "repetition_penalty", "logit_bias", "stop", "logprobs")) {
-            assertThat(plain.has(off)).as("%s at its off value is left to the engine's default", off).isFalse();
+                "repetition_penalty", "logit_bias", "stop", "logprobs", "seed", "ignore_eos")) {
+            assertThat(plain.has(off)).as("%s the client did not set is left to the model's default", off).isFalse();
         }
         assertThat(engine.capabilities().getMaxTopLogprobs()).isEqualTo(20);
     }
@@ -113,8 +113,8 @@ class OpenAiHttpEngineTest {
     @Test
     void relaysLogprobsWithTheirIdsMostLikelyFirstCutToWhatWasAsked() {
         AwaitingSink sink = new AwaitingSink();
-        engine.submit(EngineRequest.of("req-l", PROMPT, 3).withOptions(new SamplingOptions(1, 0, 0, 0, 0, 1, java.util.Map.of(),
-                true, 2, null, java.util.List.of())), sink);
+        engine.submit(EngineRequest.of("req-l", PROMPT, 3).withOptions(new SamplingOptions(null, null, null, null, null, null,
+                java.util.Map.of(), true, 2, null, java.util.List.of())), sink);
         sink.await();
         assertThat(sink.logprobs()).hasSize(3);
         io.flotilla.worker.engine.TokenLogprob first = sink.logprobs().get(0);

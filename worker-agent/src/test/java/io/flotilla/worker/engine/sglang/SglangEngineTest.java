@@ -89,7 +89,7 @@ class SglangEngineTest {
     @Test
     void sendsEverySamplingParameterItAdvertisesInSglangsNames() {
         AwaitingSink sink = new AwaitingSink();
-        SamplingOptions options = new SamplingOptions(0.9, 40, 0.05, 0.5, -0.25, 1.1, java.util.Map.of(7, -100f), false, 0,
+        SamplingOptions options = new SamplingOptions(0.9, 40, 0.05, 0.5, -0.25, 1.1, java.util.Map.of(7, -100.0), false, 0,
                 new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_SCHEMA, "{\"type\":\"object\"}", "s"),
                 java.util.List.of("END"));
         engine.submit(new EngineRequest("rid-s", prompt(5, 3), 2, null, false, 0.7, null, null, options), sink);

@@ -27,15 +27,15 @@ class SamplingParametersTest {
     }
 
     private static SamplingOptions options(double topP, int topK, double minP) {
-        return new SamplingOptions(topP, topK, minP, 0, 0, 1, Map.of(), false, 0, null, List.of());
+        return new SamplingOptions(topP, topK, minP, null, null, null, Map.of(), false, 0, null, List.of());
     }
 
     private static SamplingOptions penalties(double presence, double frequency, double repetition) {
-        return new SamplingOptions(1, 0, 0, presence, frequency, repetition, Map.of(), false, 0, null, List.of());
+        return new SamplingOptions(null, null, null, presence, frequency, repetition, Map.of(), false, 0, null, List.of());
     }
 
     private static SamplingOptions logprobs(int top) {
-        return new SamplingOptions(1, 0, 0, 0, 0, 1, Map.of(), true, top, null, List.of());
+        return new SamplingOptions(null, null, null, null, null, null, Map.of(), true, top, null, List.of());
     }
 
     private static List<Integer> greedy() {
@@ -66,7 +66,7 @@ class SamplingParametersTest {
         // p_j = r^j (1-r)/(1-r^32), r = e^-0.35 at temperature 1: the top two hold 50.4 %, the top three 65.7 %.
         java.util.Set<Integer> ranks = new HashSet<>();
         for (long seed = 1; seed <= 10; seed++) {
-            RecordingSink sink = run(sampled(seed, new SamplingOptions(0.6, 0, 0, 0, 0, 1, Map.of(), true, 3, null, List.of())));
+            RecordingSink sink = run(sampled(seed, new SamplingOptions(0.6, null, null, null, null, null, Map.of(), true, 3, null, List.of())));
             for (int i = 0; i < sink.tokens.size(); i++) {
                 int rank = java.util.Arrays.stream(sink.logprobs.get(i).topIds()).boxed().toList().indexOf(sink.tokens.get(i));
                 assertThat(rank).as("token %d of seed %d is in the nucleus of the three most likely", i, seed).isBetween(0, 2);
@@ -79,12 +79,12 @@ class SamplingParametersTest {
     @Test
     void logitBiasForcesAndBansTokens() {
         int forced = 4242;
-        EngineRequest biased = sampled(3, new SamplingOptions(1, 0, 0, 0, 0, 1, Map.of(forced, 100f), false, 0, null, List.of()));
+        EngineRequest biased = sampled(3, new SamplingOptions(null, null, null, null, null, null, Map.of(forced, 100.0), false, 0, null, List.of()));
         assertThat(run(biased).tokens).as("+100 makes a token outside the synthetic support certain").containsOnly(forced);
 
         int first = greedy().get(0);
         EngineRequest banned = EngineRequest.of("g", PROMPT, 24).withOptions(
-                new SamplingOptions(1, 0, 0, 0, 0, 1, Map.of(first, -100f), false, 0, null, List.of()));
+                new SamplingOptions(null, null, null, null, null, null, Map.of(first, -100.0), false, 0, null, List.of()));
         assertThat(run(banned).tokens.get(0)).isNotEqualTo(first);
         assertThat(run(banned).tokens).doesNotContain(first);
     }
@@ -124,7 +124,7 @@ class SamplingParametersTest {
                 .isEqualTo(run(sampled(5, SamplingOptions.DEFAULT)).tokens);
 
         // The processed path reports the same distribution when it is not reshaped.
-        RecordingSink viaProcessed = run(sampled(5, new SamplingOptions(1, TokenSampler.CANDIDATES, 0, 0, 0, 1, Map.of(),
+        RecordingSink viaProcessed = run(sampled(5, new SamplingOptions(null, TokenSampler.CANDIDATES, null, null, null, null, Map.of(),
                 true, 5, null, List.of())));
         for (int i = 0; i < sink.tokens.size(); i++) {
             assertThat(viaProcessed.logprobs.get(i).logprob()).isCloseTo(sink.logprobs.get(i).logprob(), within(1e-4f));
@@ -163,7 +163,7 @@ class SamplingParametersTest {
                 .contains(SamplingFeature.SAMPLING_FEATURE_TOP_K)
                 .doesNotContain(SamplingFeature.SAMPLING_FEATURE_JSON_OBJECT, SamplingFeature.SAMPLING_FEATURE_JSON_SCHEMA);
         Scheduler s = new Scheduler(other, (p, e) -> { });
-        EngineRequest json = EngineRequest.of("j", new int[] {1, 2}, 8).withOptions(new SamplingOptions(1, 0, 0, 0, 0, 1,
+        EngineRequest json = EngineRequest.of("j", new int[] {1, 2}, 8).withOptions(new SamplingOptions(null, null, null, null, null, null,
                 Map.of(), false, 0, new SamplingOptions.OutputFormat(SamplingOptions.OutputFormat.Kind.JSON_OBJECT, null, null),
                 List.of()));
         assertThatThrownBy(() -> s.submit(json, new RecordingSink())).isInstanceOf(InvalidRequestException.class)
@@ -173,7 +173,7 @@ class SamplingParametersTest {
     @Test
     void outOfRangeValuesAreRefused() {
         Scheduler s = new Scheduler(SimTesting.small().build(), (p, e) -> { });
-        assertThatThrownBy(() -> s.submit(sampled(1, new SamplingOptions(1, 0, 0, 0, 0, 1, Map.of(200_000, 1f), false, 0,
+        assertThatThrownBy(() -> s.submit(sampled(1, new SamplingOptions(null, null, null, null, null, null, Map.of(200_000, 1.0), false, 0,
                 null, List.of())), new RecordingSink())).isInstanceOf(InvalidRequestException.class)
                 .hasMessageContaining("logit_bias");
         assertThatThrownBy(() -> s.submit(sampled(1, logprobs(21)), new RecordingSink()))

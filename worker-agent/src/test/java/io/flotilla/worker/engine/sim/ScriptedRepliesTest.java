@@ -82,7 +82,7 @@ class ScriptedRepliesTest {
     }
 
     private static EngineRequest structured(SamplingOptions.OutputFormat.Kind kind, String schema, long seed) {
-        return chat("Give me a book", 400).withSeed(seed).withOptions(new SamplingOptions(1, 0, 0, 0, 0, 1, Map.of(), false,
+        return chat("Give me a book", 400).withSeed(seed).withOptions(new SamplingOptions(null, null, null, null, null, null, Map.of(), false,
                 0, new SamplingOptions.OutputFormat(kind, schema, "book"), List.of()));
     }
 

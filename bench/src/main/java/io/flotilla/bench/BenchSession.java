@@ -157,11 +157,11 @@ final class BenchSession {
 
     static String oneLine(RunSummary s) {
         return String.format(java.util.Locale.ROOT,
-                "%d requests, %d ok, %d failed%s; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms; %s tok/s; cache hit %s (oracle %s, "
+                "%d requests, %d ok, %d failed%s; TTFT p50 %s ms p99 %s ms; ITL p50 %s ms (mean per request); %s tok/s; cache hit %s (oracle %s, "
                         + "same-capacity LRU %s; device %s host %s disk %s)",
                 s.requests(), s.completed(), s.failed(), s.errorCodes().isEmpty() ? "" : " " + s.errorCodes(),
                 ReportWriter.fmt(s.ttft().percentile(50)),
-                ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itl().percentile(50)),
+                ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itlMean().percentile(50)),
                 ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()),
                 ReportWriter.pct(s.lruHitRate()), ReportWriter.pct(s.tierHitRate("device")),
                 ReportWriter.pct(s.tierHitRate("host")), ReportWriter.pct(s.tierHitRate("disk")));

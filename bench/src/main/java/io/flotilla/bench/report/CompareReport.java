@@ -16,21 +16,45 @@ import java.util.function.ToDoubleFunction;
  * Side-by-side comparison of runs of the same workload ({@code compare.md}, {@code compare.html},
  * {@code compare.json}). Each cell shows the value and its ratio to the baseline run (value ÷ baseline;
  * for latencies lower is better, for throughput, hit rates and goodput higher is better).
+ *
+ * <p>ITL is reported as users read it: the percentiles of each request's mean per-token ITL. The pooled gaps
+ * between SSE events are shown beside it with their caveat: a client that reads several events in one socket read
+ * sees gaps of a few microseconds between them, so below saturation their median is often the read's resolution,
+ * not a latency. No ratio is printed against a latency under {@link #RESOLUTION_MS} (it once printed
+ * "2,024.57×" against a pooled median of 0.002 ms).
  */
 public final class CompareReport {
 
     /** How a metric's value is printed. */
     enum Unit { NUMBER, PERCENT, COUNT }
 
-    /** A compared metric; {@code lowerIsBetter} decides how a ratio is coloured. */
-    record Metric(String name, ToDoubleFunction<RunSummary> value, boolean lowerIsBetter, Unit unit) {
+    /** Latencies below this many milliseconds are under what the client's socket reads resolve: no ratio to them. */
+    static final double RESOLUTION_MS = 0.1;
+
+    /**
+     * A compared metric; {@code lowerIsBetter} decides how a ratio is coloured; {@code floor}: values below it are
+     * printed as under it, and no ratio is taken to or from them (0: none).
+     */
+    record Metric(String name, ToDoubleFunction<RunSummary> value, boolean lowerIsBetter, Unit unit, double floor) {
+
+        Metric(String name, ToDoubleFunction<RunSummary> value, boolean lowerIsBetter, Unit unit) {
+            this(name, value, lowerIsBetter, unit, unit == Unit.NUMBER && lowerIsBetter ? RESOLUTION_MS : 0);
+        }
     }
+
+    /** What the pooled rows mean, printed under the table. */
+    static final String POOLED_CAVEAT = "ITL rows: percentiles of each request's mean per-token ITL. Pooled event gaps: "
+            + "every gap between SSE events as the client read them; events read together are microseconds apart, so "
+            + "their low percentiles measure the client's reads, not the server. Values under " + RESOLUTION_MS
+            + " ms are shown as such and get no ratio.";
 
     static final List<Metric> METRICS = List.of(
             new Metric("TTFT p50 (ms)", s -> s.ttft().percentile(50), true, Unit.NUMBER),
             new Metric("TTFT p99 (ms)", s -> s.ttft().percentile(99), true, Unit.NUMBER),
-            new Metric("ITL p50 (ms)", s -> s.itl().percentile(50), true, Unit.NUMBER),
-            new Metric("ITL p99 (ms)", s -> s.itl().percentile(99), true, Unit.NUMBER),
+            new Metric("ITL p50 (ms, mean per request)", s -> s.itlMean().percentile(50), true, Unit.NUMBER),
+            new Metric("ITL p99 (ms, mean per request)", s -> s.itlMean().percentile(99), true, Unit.NUMBER),
+            new Metric("event gap p50 (ms, pooled)", s -> s.itl().percentile(50), true, Unit.NUMBER),
+            new Metric("event gap p99 (ms, pooled)", s -> s.itl().percentile(99), true, Unit.NUMBER),
             new Metric("E2E p50 (ms)", s -> s.e2e().percentile(50), true, Unit.NUMBER),
             new Metric("E2E p99 (ms)", s -> s.e2e().percentile(99), true, Unit.NUMBER),
             new Metric("output tokens/s", RunSummary::outputTokensPerS, false, Unit.NUMBER),
@@ -79,10 +103,11 @@ public final class CompareReport {
             double b = m.value.applyAsDouble(base);
             for (RunSummary r : runs) {
                 double v = m.value.applyAsDouble(r);
-                sb.append(' ').append(value(m, v)).append(" (").append(ratio(v, b)).append(") |");
+                sb.append(' ').append(value(m, v)).append(" (").append(ratio(m, v, b)).append(") |");
             }
             sb.append('\n');
         }
+        sb.append('\n').append(POOLED_CAVEAT).append('\n');
         sb.append("\n| run | router mode | requests | workers (requests) |\n|---|---|---:|---|\n");
         for (RunSummary r : runs) {
             StringBuilder w = new StringBuilder();
@@ -111,12 +136,14 @@ public final class CompareReport {
             double b = m.value.applyAsDouble(base);
             for (RunSummary r : runs) {
                 double v = m.value.applyAsDouble(r);
-                String cls = Double.isNaN(v) || Double.isNaN(b) || v == b ? "" : (v < b) == m.lowerIsBetter ? "better" : "worse";
-                row.add("<span class=\"" + cls + "\">" + SvgChart.esc(value(m, v) + " (" + ratio(v, b) + ")") + "</span>");
+                String cls = Double.isNaN(v) || Double.isNaN(b) || v == b || v < m.floor || b < m.floor ? ""
+                        : (v < b) == m.lowerIsBetter ? "better" : "worse";
+                row.add("<span class=\"" + cls + "\">" + SvgChart.esc(value(m, v) + " (" + ratio(m, v, b) + ")") + "</span>");
             }
             rows.add(row);
         }
         Html.table(sb, header, rows);
+        sb.append("<p>").append(SvgChart.esc(POOLED_CAVEAT)).append("</p>");
         sb.append("<p>Per-run reports: ");
         for (RunSummary r : runs) {
             String dir = RunDirs.dirName(r.context().label());
@@ -132,7 +159,8 @@ public final class CompareReport {
         sb.append(SvgChart.lines("TTFT CDF", "TTFT (ms)", "fraction of requests", cdfs));
         List<String> labels = runs.stream().map(r -> r.context().label()).toList();
         sb.append(bars("TTFT (ms)", runs, labels, List.of("p50", "p99"), s -> s.ttft().percentile(50), s -> s.ttft().percentile(99)));
-        sb.append(bars("ITL (ms)", runs, labels, List.of("p50", "p99"), s -> s.itl().percentile(50), s -> s.itl().percentile(99)));
+        sb.append(bars("ITL, mean per request (ms)", runs, labels, List.of("p50", "p99"), s -> s.itlMean().percentile(50),
+                s -> s.itlMean().percentile(99)));
         sb.append(bars("Output tokens per second", runs, labels, List.of("tokens/s"), RunSummary::outputTokensPerS));
         sb.append(bars("Cache hit rate (%)", runs, labels, List.of("measured", "oracle"),
                 s -> 100 * s.cacheHitRate(), s -> 100 * s.oracleHitRate()));
@@ -167,11 +195,19 @@ public final class CompareReport {
         if (Double.isNaN(v)) {
             return "–";
         }
+        if (v < m.floor) {
+            return "<" + ReportWriter.fmt(m.floor);
+        }
         return switch (m.unit) {
             case PERCENT -> String.format(Locale.ROOT, "%.1f%%", 100 * v);
             case COUNT -> String.format(Locale.ROOT, "%d", (long) v);
             case NUMBER -> ReportWriter.fmt(v);
         };
+    }
+
+    /** {@link #ratio(double, double)}, but {@code –} when either value is under the metric's floor. */
+    static String ratio(Metric m, double v, double base) {
+        return v < m.floor || base < m.floor ? "–" : ratio(v, base);
     }
 
     /** {@code v / base} as {@code 1.23×}; {@code –} when either is unknown or the baseline is 0. */

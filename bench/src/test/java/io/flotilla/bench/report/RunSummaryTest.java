@@ -80,6 +80,14 @@ class RunSummaryTest {
         assertThat(CompareReport.ratio(0, 0)).isEqualTo("1.00×");
         assertThat(CompareReport.ratio(5, 0)).isEqualTo("–");
         assertThat(CompareReport.ratio(Double.NaN, 3)).isEqualTo("–");
+        CompareReport.Metric pooled = CompareReport.METRICS.stream().filter(m -> m.name().startsWith("event gap p50"))
+                .findFirst().orElseThrow();
+        assertThat(CompareReport.ratio(pooled, 4.57, 0.00226)).as("no ratio against a gap under the read resolution")
+                .isEqualTo("–");
+        assertThat(CompareReport.value(pooled, 0.00226)).isEqualTo("<0.10");
+        assertThat(CompareReport.ratio(pooled, 4.57, 2.0)).isEqualTo("2.29×");
+        assertThat(CompareReport.METRICS).extracting(CompareReport.Metric::name)
+                .as("ITL as users read it, first").contains("ITL p50 (ms, mean per request)");
         assertThat(SvgChart.ticks(0, 97)).containsExactly(0, 20, 40, 60, 80, 100);
         assertThat(SvgChart.ticks(0, 1)).containsExactly(0, 0.2, 0.4, 0.6000000000000001, 0.8, 1);
         assertThat(SvgChart.esc("<a & \"b\">")).isEqualTo("&lt;a &amp; &quot;b&quot;&gt;");

@@ -36,52 +36,89 @@ final class BpeTrainer {
         while (m.find()) {
             wordCounts.merge(ByteLevel.encode(m.group()), 1, Integer::sum);
         }
-        List<List<String>> words = new ArrayList<>();
-        List<Integer> freqs = new ArrayList<>();
-        Set<String> vocab = new HashSet<>();
+        List<String> symbols = new ArrayList<>();          // symbol id -> string
+        Map<String, Integer> ids = new HashMap<>();
         for (int b = 0; b < 256; b++) {
-            vocab.add(String.valueOf(ByteLevel.charOf(b)));
+            String s = String.valueOf(ByteLevel.charOf(b));
+            ids.put(s, symbols.size());
+            symbols.add(s);
         }
-        for (Map.Entry<String, Integer> w : wordCounts.entrySet()) {
-            List<String> symbols = new ArrayList<>();
-            w.getKey().codePoints().forEach(c -> symbols.add(Character.toString(c)));
-            words.add(symbols);
-            freqs.add(w.getValue());
+        int[][] words = new int[wordCounts.size()][];
+        int[] lengths = new int[words.length];
+        int[] freqs = new int[words.length];
+        int w = 0;
+        for (Map.Entry<String, Integer> e : wordCounts.entrySet()) {
+            words[w] = e.getKey().chars().map(c -> ids.get(String.valueOf((char) c))).toArray();
+            lengths[w] = words[w].length;
+            freqs[w++] = e.getValue();
         }
+        Set<Long> known = new HashSet<>();     // pairs whose concatenation is already a symbol
+        Set<Long> fresh = new HashSet<>();     // pairs checked and found new
         List<String[]> merges = new ArrayList<>();
         while (merges.size() < count) {
-            Map<String, Integer> pairs = new HashMap<>();
-            for (int i = 0; i < words.size(); i++) {
-                List<String> s = words.get(i);
-                for (int j = 0; j + 1 < s.size(); j++) {
-                    if (!vocab.contains(s.get(j) + s.get(j + 1))) {
-                        pairs.merge(s.get(j) + " " + s.get(j + 1), freqs.get(i), Integer::sum);
-                    }
+            Map<Long, Integer> pairs = new HashMap<>();
+            for (int i = 0; i < words.length; i++) {
+                for (int j = 0; j + 1 < lengths[i]; j++) {
+                    pairs.merge(pair(words[i][j], words[i][j + 1]), freqs[i], Integer::sum);
                 }
             }
-            String best = null;
+            long best = -1;
             int bestCount = 0;
-            for (Map.Entry<String, Integer> p : pairs.entrySet()) {
-                if (p.getValue() > bestCount || (p.getValue() == bestCount && p.getKey().compareTo(best) < 0)) {
-                    best = p.getKey();
-                    bestCount = p.getValue();
+            for (Map.Entry<Long, Integer> p : pairs.entrySet()) {
+                long key = p.getKey();
+                int n = p.getValue();
+                if (n < bestCount || known.contains(key)) {
+                    continue;
+                }
+                if (!fresh.contains(key)) {
+                    if (ids.containsKey(concat(symbols, key))) {
+                        known.add(key);
+                        continue;
+                    }
+                    fresh.add(key);
+                }
+                if (n > bestCount || spelled(symbols, key).compareTo(spelled(symbols, best)) < 0) {
+                    best = key;
+                    bestCount = n;
                 }
             }
-            if (best == null) {
+            if (best < 0) {
                 throw new IllegalStateException("the text gives only " + merges.size() + " merges, not " + count);
             }
-            String[] pair = best.split(" ", 2);
-            merges.add(pair);
-            vocab.add(pair[0] + pair[1]);
-            for (List<String> s : words) {
-                for (int j = 0; j + 1 < s.size(); j++) {
-                    if (s.get(j).equals(pair[0]) && s.get(j + 1).equals(pair[1])) {
-                        s.set(j, pair[0] + pair[1]);
-                        s.remove(j + 1);
+            int left = (int) (best >>> 32);
+            int right = (int) best;
+            String merged = symbols.get(left) + symbols.get(right);
+            int id = symbols.size();
+            ids.put(merged, id);
+            symbols.add(merged);
+            merges.add(new String[]{symbols.get(left), symbols.get(right)});
+            for (int i = 0; i < words.length; i++) {
+                int[] s = words[i];
+                int out = 0;
+                for (int j = 0; j < lengths[i]; j++) {
+                    if (j + 1 < lengths[i] && s[j] == left && s[j + 1] == right) {
+                        s[out++] = id;
+                        j++;
+                    } else {
+                        s[out++] = s[j];
                     }
                 }
+                lengths[i] = out;
             }
         }
         return merges;
+    }
+
+    private static long pair(int left, int right) {
+        return ((long) left << 32) | right;
+    }
+
+    private static String concat(List<String> symbols, long pair) {
+        return symbols.get((int) (pair >>> 32)) + symbols.get((int) pair);
+    }
+
+    /** The merge as written in the files, which orders ties. */
+    private static String spelled(List<String> symbols, long pair) {
+        return symbols.get((int) (pair >>> 32)) + " " + symbols.get((int) pair);
     }
 }

@@ -2,6 +2,7 @@ package io.flotilla.gguf;
 
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -34,7 +35,9 @@ public final class TokenizerFiles {
     public static final String TOKENIZER_CONFIG = "tokenizer_config.json";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Two-space indent, {@code "key": value}, {@code \n} on every platform: as HF writes these files. */
     private static final ObjectWriter PRETTY = JSON.writer(new DefaultPrettyPrinter()
+            .withSeparators(Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER))
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n")));
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;

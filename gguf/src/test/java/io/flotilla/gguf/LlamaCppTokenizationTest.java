@@ -164,7 +164,7 @@ class LlamaCppTokenizationTest {
     }
 
     private static LlamaModel load(Path gguf) {
-        return new LlamaModel(new ModelParameters().setModel(gguf.toString()).setCtxSize(2048).setThreads(2)
+        return new LlamaModel(new ModelParameters().setModel(gguf.toString()).setCtxSize(2048).setThreads(2).disableLog()
                 .setParallel(1));
     }
 

@@ -16,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
         description = "Runs a local Flotilla cluster: a real Kafka broker and every service as its own JVM.",
         subcommands = {FlotillaCli.Up.class, FlotillaCli.Down.class, FlotillaCli.Status.class, KafkaCommand.class,
                 FlotillaCli.KillWorker.class, FlotillaCli.StartWorker.class, FlotillaCli.KillRouter.class,
-                FlotillaCli.StartRouter.class, FlotillaCli.CheckIdle.class})
+                FlotillaCli.StartRouter.class, FlotillaCli.CheckIdle.class,
+                ModelCommand.class})
 public final class FlotillaCli {
 
     static Path home() {

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
  * {@code !}..{@code ~}, {@code ¡}..{@code ¬} and {@code ®}..{@code ÿ} stand for themselves; the others
  * take the characters from U+0100 on, in byte order (space is {@code Ġ}, newline {@code Ċ}).
  */
-final class ByteLevel {
+public final class ByteLevel {
 
     private static final char[] CHAR_OF_BYTE = table();
 
@@ -27,6 +27,31 @@ final class ByteLevel {
             sb.append(charOf(b));
         }
         return sb.toString();
+    }
+
+    /**
+     * The bytes a byte-level token stands for (the inverse of {@link #encode}'s mapping); null when the token has a
+     * character outside the table (an added token written as plain text).
+     */
+    public static byte[] decode(String token) {
+        byte[] out = new byte[token.length()];
+        for (int i = 0; i < token.length(); i++) {
+            int b = byteOf(token.charAt(i));
+            if (b < 0) {
+                return null;
+            }
+            out[i] = (byte) b;
+        }
+        return out;
+    }
+
+    private static int byteOf(char c) {
+        for (int b = 0; b < 256; b++) {
+            if (CHAR_OF_BYTE[b] == c) {
+                return b;
+            }
+        }
+        return -1;
     }
 
     private static char[] table() {

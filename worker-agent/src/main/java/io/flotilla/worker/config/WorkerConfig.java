@@ -15,6 +15,9 @@ import io.flotilla.worker.engine.openai.LoraSettings;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
 import io.flotilla.worker.engine.openai.OpenAiHttpEngine;
 import io.flotilla.worker.engine.openai.RemoteEngine;
+import io.flotilla.worker.engine.llamacpp.LlamaCppEngine;
+import io.flotilla.worker.engine.llamacpp.LlamaCppMeters;
+import io.flotilla.worker.engine.llamacpp.LlamaCppSettings;
 import io.flotilla.worker.engine.sglang.SglangEngine;
 import io.flotilla.worker.engine.sim.SimAdapters;
 import io.flotilla.worker.engine.sim.SimScript;
@@ -95,6 +98,9 @@ class WorkerConfig {
     /** The engine each worker runs in front of: {@code flotilla.worker.engine} = sim or openai-http. */
     @Bean
     EngineFactory engineFactory(WorkerProperties properties, TimingModel timing, Clock clock, MeterRegistry registry) {
+        if ("llama-cpp".equals(properties.engine())) {
+            return llamaCppEngineFactory(properties, clock, registry);
+        }
         if (!"sim".equals(properties.engine())) {
             return externalEngineFactory(properties, clock, registry);
         }
@@ -145,6 +151,29 @@ class WorkerConfig {
                     : OpenAiHttpEngine.start(settings, new LoraSettings(properties.lora().paths(),
                             properties.lora().maxLoaded(), properties.lora().loadMs()), hasher, clock, identity.id() + "-engine");
             ExternalEngineMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
+            return engine;
+        };
+    }
+
+    /**
+     * llama.cpp in this process ({@code flotilla.worker.llama}): one engine per worker, each with its own model copy
+     * and slots, hashing with the worker's namespace and block size.
+     */
+    private static EngineFactory llamaCppEngineFactory(WorkerProperties properties, Clock clock, MeterRegistry registry) {
+        WorkerProperties.Llama llama = properties.llama();
+        if (llama.gguf() == null || llama.gguf().isBlank()) {
+            throw new IllegalStateException("flotilla.worker.engine=llama-cpp needs flotilla.worker.llama.gguf (a GGUF "
+                    + "model file; bin/flotilla model tiny --out DIR writes one)");
+        }
+        java.nio.file.Path nativeDir = llama.nativeDir() == null || llama.nativeDir().isBlank()
+                ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "flotilla-jllama-" + ProcessHandle.current().pid())
+                : java.nio.file.Path.of(llama.nativeDir());
+        LlamaCppSettings settings = new LlamaCppSettings(java.nio.file.Path.of(llama.gguf()), llama.slots(), llama.threads(),
+                llama.contextPerSlot(), llama.maxWaiting(), nativeDir);
+        return (identity, index) -> {
+            LlamaCppEngine engine = LlamaCppEngine.start(settings, new BlockHasher(identity.namespace(), identity.blockSize()),
+                    clock, identity.id() + "-engine");
+            LlamaCppMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
             return engine;
         };
     }

@@ -58,7 +58,7 @@ public record WorkerProperties(
         @DefaultValue("localhost") @NotBlank String advertisedHost,
         @DefaultValue("aggregated") @Pattern(regexp = "aggregated|prefill|decode") String role,
         @DefaultValue("flotilla-sim") @NotBlank String model,
-        @DefaultValue("sim") @Pattern(regexp = "sim|openai-http|sglang") String engine,
+        @DefaultValue("sim") @Pattern(regexp = "sim|openai-http|sglang|llama-cpp") String engine,
         @DefaultValue("1") @Min(1) @Max(512) int instances,
         @DefaultValue("3000") @Min(100) int leaseMs,
         @DefaultValue("1000") @Min(50) int heartbeatMs,
@@ -71,7 +71,8 @@ public record WorkerProperties(
         @DefaultValue @Valid Transfer transfer,
         @DefaultValue @Valid Http http,
         @DefaultValue @Valid Kvbm kvbm,
-        @DefaultValue @Valid Lora lora) {
+        @DefaultValue @Valid Lora lora,
+        @DefaultValue @Valid Llama llama) {
 
     /**
      * Simulated engine settings (ARCHITECTURE "Simulated engine").
@@ -245,6 +246,27 @@ public record WorkerProperties(
             adapters = adapters == null ? List.of() : List.copyOf(adapters);
             paths = paths == null ? Map.of() : Map.copyOf(paths);
         }
+    }
+
+    /**
+     * The in-process llama.cpp engine ({@code engine = llama-cpp}, worker-agent/ENGINES.md): a GGUF model run by
+     * java-llama.cpp on this machine's CPUs.
+     *
+     * @param gguf           the model file (required with {@code engine = llama-cpp})
+     * @param slots          parallel sequences, each with its own prompt cache, decoded by continuous batching
+     * @param threads        CPU threads of the engine
+     * @param contextPerSlot tokens one slot holds, prompt plus output (at most the model's trained context)
+     * @param maxWaiting     requests queued for a slot before the worker answers RESOURCE_EXHAUSTED
+     * @param nativeDir      folder the binding unpacks its native library into (empty: a private one under the
+     *                       system temp directory)
+     */
+    public record Llama(
+            String gguf,
+            @DefaultValue("2") @Min(1) @Max(64) int slots,
+            @DefaultValue("1") @Min(1) @Max(256) int threads,
+            @DefaultValue("4096") @Min(16) int contextPerSlot,
+            @DefaultValue("64") @Min(0) int maxWaiting,
+            String nativeDir) {
     }
 
     /** The path that clears the engine's prefix cache: the configured one, else the engine's own. */

@@ -235,7 +235,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
         List<String> args = new ArrayList<>(workerArgs(n));
         args.addAll(modelOf(n).workerArgs());
         args.addAll(engines.workerArgs(n));
-        if (!engines.external()) {
+        if (!engines.real()) {
             args.addAll(kvbm.workerArgs(Ports.workerId(n), stateDir));
         }
         return new ServiceSpec(Ports.workerId(n), "worker-agent",

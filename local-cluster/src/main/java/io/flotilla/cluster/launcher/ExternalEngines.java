@@ -21,13 +21,28 @@ import java.util.List;
  *                       (SGLang's native {@code /generate})
  */
 public record ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel,
-                              String engine) {
+                              String engine, LlamaEngine llama) {
 
     /** Every worker runs a simulated engine. */
     public static final ExternalEngines NONE = new ExternalEngines(List.of(), List.of(), List.of(), null);
 
     public ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel) {
         this(urls, kvEvents, kvEventsReplay, servedModel, "openai-http");
+    }
+
+    public ExternalEngines(List<String> urls, List<String> kvEvents, List<String> kvEventsReplay, String servedModel,
+                           String engine) {
+        this(urls, kvEvents, kvEventsReplay, servedModel, engine, null);
+    }
+
+    /** Every worker runs llama.cpp in its own process ({@link LlamaEngine}). */
+    public static ExternalEngines inProcess(LlamaEngine llama) {
+        return new ExternalEngines(List.of(), List.of(), List.of(), null, "llama-cpp", llama);
+    }
+
+    /** Whether the workers run real engines (external servers or llama.cpp in process), not simulated ones. */
+    public boolean real() {
+        return external() || llama != null;
     }
 
     public ExternalEngines {
@@ -44,15 +59,15 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
      */
     public static ExternalEngines parse(String engine, String urls, String kvEvents, String kvEventsReplay,
                                         String servedModel, int workers) {
-        if ("sim".equals(engine)) {
+        if ("sim".equals(engine) || "llama-cpp".equals(engine)) {
             if (urls != null || kvEvents != null || kvEventsReplay != null || servedModel != null) {
                 throw new LauncherException("--engine-url, --kv-events, --kv-events-replay and --served-model need "
                         + "--engine openai-http or --engine sglang");
             }
-            return NONE;
+            return NONE; // llama-cpp: the caller adds the engine once its model is prepared (inProcess)
         }
         if (!"openai-http".equals(engine) && !"sglang".equals(engine)) {
-            throw new LauncherException("--engine must be sim, openai-http or sglang, not " + engine);
+            throw new LauncherException("--engine must be sim, openai-http, sglang or llama-cpp, not " + engine);
         }
         if (urls == null) {
             throw new LauncherException("--engine " + engine + " needs --engine-url with one URL per worker (" + workers + ")");
@@ -78,6 +93,9 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
 
     /** Worker n's engine settings as worker-agent arguments (none for simulated engines). */
     public List<String> workerArgs(int n) {
+        if (llama != null) {
+            return llama.workerArgs();
+        }
         if (!external()) {
             return List.of();
         }
@@ -101,7 +119,10 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
 
     /** Records these settings in the cluster state, so start-worker starts a worker in front of the same engine. */
     void save(ClusterState state) {
-        state.setLayout("engine", external() ? engine : "sim");
+        state.setLayout("engine", real() ? engine : "sim");
+        if (llama != null) {
+            llama.save(state);
+        }
         state.setLayout("engine-urls", String.join(",", urls));
         state.setLayout("kv-events", String.join(",", kvEvents));
         state.setLayout("kv-events-replay", String.join(",", kvEventsReplay));
@@ -113,6 +134,9 @@ public record ExternalEngines(List<String> urls, List<String> kvEvents, List<Str
         String engine = state.layout("engine", "sim");
         if ("sim".equals(engine)) {
             return NONE;
+        }
+        if ("llama-cpp".equals(engine)) {
+            return inProcess(LlamaEngine.load(state));
         }
         String model = state.layout("served-model", "");
         return new ExternalEngines(split(state.layout("engine-urls", "")), split(state.layout("kv-events", "")),

@@ -91,8 +91,20 @@ public final class FlotillaCli {
                 description = "Any other flotilla.planner setting, e.g. scaling.min-hold=20s or aggregated.max=4 (repeatable).")
         List<String> plannerOpts = new java.util.ArrayList<>();
         @Option(names = "--engine", defaultValue = "sim",
-                description = "Engine of every worker: sim (built-in simulation), openai-http (an external vLLM server per worker, OpenAI API) or sglang (an external SGLang server per worker, native /generate API); default ${DEFAULT-VALUE}.")
+                description = "Engine of every worker: sim (built-in simulation), openai-http (an external vLLM server per worker, OpenAI API), sglang (an external SGLang server per worker, native /generate API) or llama-cpp (llama.cpp in each worker's process, on the CPUs); default ${DEFAULT-VALUE}.")
         String engine;
+        @Option(names = "--gguf", paramLabel = "FILE",
+                description = "With --engine llama-cpp: the GGUF model every worker runs (default: the tiny model, generated once under .flotilla/models/tiny).")
+        String gguf;
+        @Option(names = "--slots", paramLabel = "N",
+                description = "With --engine llama-cpp: parallel sequences per worker, each with its own prompt cache (default 2).")
+        Integer slots;
+        @Option(names = "--engine-threads", paramLabel = "N",
+                description = "With --engine llama-cpp: CPU threads of each worker's engine (default 1).")
+        Integer engineThreads;
+        @Option(names = "--context-per-slot", paramLabel = "TOKENS",
+                description = "With --engine llama-cpp: tokens one slot holds, prompt plus output (default 4096).")
+        Integer contextPerSlot;
         @Option(names = "--engine-url", paramLabel = "URL[,URL...]",
                 description = "With --engine openai-http or sglang: the engines' base URLs, one per worker, in worker order (prefill workers first).")
         String engineUrls;
@@ -161,6 +173,25 @@ public final class FlotillaCli {
          * {@code --model} and {@code --model-dir} as served models: none given is flotilla-sim; directories by
          * position; {@code --tool-parser}, {@code --reasoning-parser} and {@code --sim-script} apply to every model.
          */
+        /**
+         * The llama-cpp engine: its model prepared (the tiny one generated, a GGUF's tokenizer written), and the model
+         * directory and name the gateway and workers serve it under.
+         */
+        ExternalEngines llamaCpp() {
+            if (models.size() > 1) {
+                throw new LauncherException("--engine llama-cpp serves one model (--gguf)");
+            }
+            LlamaEngine.Prepared p = LlamaEngine.prepare(gguf, modelDirs.isEmpty() ? null : modelDirs.get(0),
+                    slots == null ? 2 : slots, engineThreads == null ? 1 : engineThreads,
+                    contextPerSlot == null ? 4096 : contextPerSlot, workingDir(), stateDir());
+            modelDirs = new java.util.ArrayList<>(List.of(p.modelDir()));
+            if (models.isEmpty()) {
+                models = new java.util.ArrayList<>(List.of(gguf == null ? "flotilla-tiny"
+                        : p.engine().gguf().getFileName().toString().replaceFirst("\\.gguf$", "")));
+            }
+            return ExternalEngines.inProcess(p.engine());
+        }
+
         List<ServedModel> servedModels(boolean simulated) {
             if (models.isEmpty()) {
                 if (modelDirs.size() > 1) {
@@ -231,7 +262,12 @@ public final class FlotillaCli {
             int modelCount = Math.max(1, models.size());
             ExternalEngines engines = ExternalEngines.parse(engine, engineUrls, kvEvents, kvEventsReplay, servedModel,
                     (aggregated + prefill + decode) * modelCount);
-            List<ServedModel> served = servedModels(!engines.external());
+            if ("llama-cpp".equals(engine)) {
+                engines = llamaCpp();
+            } else if (gguf != null || slots != null || engineThreads != null || contextPerSlot != null) {
+                throw new LauncherException("--gguf, --slots, --engine-threads and --context-per-slot need --engine llama-cpp");
+            }
+            List<ServedModel> served = servedModels(!engines.real());
             if (served.size() > 1 && servedModel != null) {
                 throw new LauncherException("--served-model names the engines' model of a one-model cluster; with several "
                         + "--model each model's engines serve it under its own name");
@@ -240,7 +276,7 @@ public final class FlotillaCli {
                 throw new LauncherException("--planner local scales a one-model cluster; with several --model the planners "
                         + "run in shadow mode (each records its own model's targets)");
             }
-            if (simScript != null && engines.external()) {
+            if (simScript != null && engines.real()) {
                 throw new LauncherException("--sim-script scripts the simulated engines; with --engine openai-http the engines answer");
             }
             GatewayOptions gatewayOptions = GatewayOptions.parse(gateways, redis, gatewayOpts);
@@ -249,7 +285,7 @@ public final class FlotillaCli {
                         + "an engine serving a real model needs that model's tokenizer (--model-dir DIR)");
             }
             KvbmOptions kvbm = KvbmOptions.parse(kvbmHost, kvbmDisk, kvBlocks);
-            if (engines.external() && !kvbm.equals(KvbmOptions.NONE)) {
+            if (engines.real() && !kvbm.equals(KvbmOptions.NONE)) {
                 throw new LauncherException("--kvbm-host, --kvbm-disk and --kv-blocks size simulated workers; an external "
                         + "engine has its own (vLLM: --kv-transfer-config with OffloadingConnector or LMCache)");
             }

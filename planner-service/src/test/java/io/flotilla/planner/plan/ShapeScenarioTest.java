@@ -31,9 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ShapeScenarioTest {
 
     private static final PerformanceModel MODEL = new PerformanceModel(SimulatedEngineProfile.create(0.25));
-    private static final String[] EVAL = {"interval", "5s", "ttft-target", "4000ms", "itl-target", "200ms", "ready-time", "30s",
-            "learn-ready-time", "true", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s", "seasonality.min-period", "25s",
-            "seasonality.max-period", "120s", "aggregated.max", "4"};
+    private static final String[] EVAL = Configs.EVALUATION.toArray(String[]::new);
     private static final List<String> PERIODIC = List.of("recurring-50s", "recurring-100s", "diurnal");
 
     private static ShapeSim.Result run(String shape, long seed, int coldStart, String... more) {

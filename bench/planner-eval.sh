@@ -49,7 +49,8 @@ MEAN_WORKERS=${EVAL_MEAN_WORKERS:-2}
 # Planner timescales compressed for 280–300 s traces (defaults: 30s interval, 120s ready time, 30s up-cooldown,
 # 60s shortest hold, periods of 2m to 1d). The ready time is only the prior: the planner measures the cold start
 # of its own scale-ups (learn-ready-time), sizes ahead by it and prices scale-down with it (the break-even time).
-# EVAL_RISE_MEMORY (e.g. 150s) turns the rise reserve on (planner-service README: off by default);
+# EVAL_RISE_MEMORY (e.g. 150s) turns the rise reserve on; its default is the planner's, 0s (off: the
+# planner-service README's table of the whole suite, RiseReserveSuiteTest, says why);
 # EVAL_RISE_REPLICAS caps it (default 1).
 PLANNER_OPTS=(--planner-interval "${EVAL_INTERVAL:-5s}"
   --planner-opt "ttft-target=${TTFT_MS}ms" --planner-opt "itl-target=${ITL_MS}ms"

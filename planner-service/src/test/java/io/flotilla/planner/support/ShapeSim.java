@@ -51,6 +51,15 @@ public final class ShapeSim {
             return workerSeconds() / peakStaticWorkerSeconds();
         }
 
+        /**
+         * The same arrivals served by the static pool instead: {@code peakStatic} replicas READY (and paid) throughout.
+         * Its {@link #share} is 1; its SLO proxies are what the static pool buys on this run's draws.
+         */
+        public Result staticPool() {
+            List<Integer> fixed = java.util.Collections.nCopies(ready.size(), peakStatic);
+            return new Result(interval, rates, arrivals, fixed, fixed, fixed, required, perReplica, List.of(), peakStatic);
+        }
+
         /** Intervals with fewer READY replicas than the rate needed. */
         public int shortIntervals() {
             int n = 0;

@@ -1,5 +1,6 @@
 package io.flotilla.planner.plan;
 
+import io.flotilla.planner.plan.RiseReserveSuiteTest.Figures;
 import io.flotilla.planner.plan.RiseReserveSuiteTest.Rule;
 import io.flotilla.planner.plan.RiseReserveSuiteTest.Run;
 
@@ -22,18 +23,34 @@ final class SuiteTable {
     }
 
     static String markdown(List<Rule> rules, List<String> shapes, Collection<String> heldOut, Map<Rule, Map<String, List<Run>>> results,
-                           Map<Rule, double[]> suite, List<Rule> eligible, Rule pick, Rule pickWithBacklog,
-                           Function<Rule, List<double[]>> perColdStart) {
+                           Map<Rule, Figures> suite, Figures staticPool, double frontier, Rule pick,
+                           Function<Rule, Map<Integer, Figures>> perColdStart) {
         StringBuilder b = new StringBuilder();
-        b.append("Rule: `scaling.rise-memory`, `scaling.rise-replicas` (\"10 starts\": ten measured cold starts). Cells: median (min–max)\n"
-                + "over cold starts of 10, 15 and 20 s × seeds 1–5 (the Azure sample: one trace × 3 cold starts).\n\n");
-        b.append("**SLO proxy** (% of requests that arrive with READY ≥ what their rate needs):\n\n");
-        figure(b, rules, shapes, heldOut, results, suite, Run::met, 0);
-        b.append("\n**SLO proxy with a backlog** (what READY cannot serve waits; an interval's requests are met when the backlog at its"
-                + " end clears within the 4 s TTFT target):\n\n");
-        figure(b, rules, shapes, heldOut, results, suite, Run::metWithBacklog, 2);
+        Figures off = suite.get(rules.get(0));
+        b.append(String.format(Locale.ROOT, "Rules: `scaling.rise-memory`, `rise-memory-cold-starts` (\"10 starts\": ten measured cold"
+                + " starts), `rise-replicas`. Suite: means of the nine shapes' medians over cold starts of 10, 15 and 20 s × seeds"
+                + " 1–%d (the Azure sample: one trace × 3 cold starts).%n%n", RiseReserveSuiteTest.SEEDS));
+        b.append("| rule | met with backlog % | met % | worker-seconds % of static | backlog points per worker-second point over off |\n"
+                + "|---|---:|---:|---:|---:|\n");
+        for (Rule rule : rules) {
+            Figures f = suite.get(rule);
+            double ratio = f.ratioOver(off);
+            b.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s |%n", rule == pick ? "**" + rule.name() + "** (pick)"
+                    : rule.name(), f.metWithBacklog(), f.met(), f.share(), rule == rules.get(0) ? "—"
+                    : Double.isNaN(ratio) ? "no gain" : String.format(Locale.ROOT, "%.2f", ratio)));
+        }
+        b.append(String.format(Locale.ROOT, "| static pool (peak-sized) | %.1f | %.1f | 100.0 | %.2f (the frontier) |%n",
+                staticPool.metWithBacklog(), staticPool.met(), frontier));
+        b.append(String.format(Locale.ROOT, "%nThe rule: a rule qualifies when its SLO-with-backlog points per worker-second point over"
+                        + " off beat the static pool's (%.2f); of those, the best ratio, and within %.2f of it the fewest"
+                        + " worker-seconds. Picked: **%s**.%n%n", frontier, RiseReserveSuiteTest.TIE, pick.name()));
+        b.append("Per shape, cells median (min–max) over the runs.\n\n**SLO proxy with a backlog** (primary: what READY cannot serve"
+                + " waits; an interval's requests are met when the backlog at its end clears within the 4 s TTFT target):\n\n");
+        figure(b, rules, shapes, heldOut, results, suite, Run::metWithBacklog, Figures::metWithBacklog);
+        b.append("\n**SLO proxy, strict** (% of requests that arrive with READY ≥ what their rate needs):\n\n");
+        figure(b, rules, shapes, heldOut, results, suite, Run::met, Figures::met);
         b.append("\n**Worker-seconds** (% of the peak-sized static pool's):\n\n");
-        figure(b, rules, shapes, heldOut, results, suite, Run::share, 1);
+        figure(b, rules, shapes, heldOut, results, suite, Run::share, Figures::share);
         b.append("\n**After a one-off burst** (from the last interval whose rate needs more than one replica to the end):"
                 + " seconds a second replica stays, median (max), · worker-seconds above one replica, median:\n\n");
         header(b, rules);
@@ -46,22 +63,16 @@ final class SuiteTable {
             }
             b.append(" |\n");
         }
-        b.append("\n**Suite means by cold start** (SLO proxy · with a backlog · worker-seconds, means of the nine shapes' medians):\n\n");
+        b.append("\n**Suite means by cold start** (with a backlog · strict · worker-seconds):\n\n");
         header(b, rules);
-        int colds = perColdStart.apply(rules.get(0)).size();
-        for (int c = 0; c < colds; c++) {
-            b.append(String.format(Locale.ROOT, "| cold start %.0f s", perColdStart.apply(rules.get(0)).get(c)[0]));
+        for (int cold : perColdStart.apply(rules.get(0)).keySet()) {
+            b.append(String.format(Locale.ROOT, "| cold start %d s", cold));
             for (Rule rule : rules) {
-                double[] v = perColdStart.apply(rule).get(c);
-                b.append(String.format(Locale.ROOT, " | %.1f · %.1f · %.1f", v[1], v[3], v[2]));
+                Figures f = perColdStart.apply(rule).get(cold);
+                b.append(String.format(Locale.ROOT, " | %.1f · %.1f · %.1f", f.metWithBacklog(), f.met(), f.share()));
             }
             b.append(" |\n");
         }
-        b.append(String.format(Locale.ROOT, "%nEligible (suite worker-seconds ≤ off's + %.0f points, no shape's median SLO proxy more than %.0f"
-                        + " point below off's): %s. Picked (highest suite SLO proxy; within %.1f points, the fewest worker-seconds): **%s**.%n",
-                RiseReserveSuiteTest.COST_POINTS, RiseReserveSuiteTest.HARM_POINTS,
-                String.join(", ", eligible.stream().map(Rule::name).toList()), RiseReserveSuiteTest.TIE_POINTS, pick.name()));
-        b.append(String.format(Locale.ROOT, "The same rule on the SLO proxy with a backlog picks **%s**.%n", pickWithBacklog.name()));
         return b.toString();
     }
 
@@ -74,13 +85,14 @@ final class SuiteTable {
     }
 
     private static void figure(StringBuilder b, List<Rule> rules, List<String> shapes, Collection<String> heldOut,
-                               Map<Rule, Map<String, List<Run>>> results, Map<Rule, double[]> suite, ToDoubleFunction<Run> f, int column) {
+                               Map<Rule, Map<String, List<Run>>> results, Map<Rule, Figures> suite, ToDoubleFunction<Run> f,
+                               ToDoubleFunction<Figures> column) {
         header(b, rules);
         for (String shape : shapes) {
             row(b, shape, rules, results, f);
         }
         b.append("| **suite (mean of the medians)**");
-        rules.forEach(r -> b.append(String.format(Locale.ROOT, " | **%.1f**", suite.get(r)[column])));
+        rules.forEach(r -> b.append(String.format(Locale.ROOT, " | **%.1f**", column.applyAsDouble(suite.get(r)))));
         b.append(" |\n");
         for (String shape : heldOut) {
             row(b, shape + " (held out)", rules, results, f);

@@ -49,15 +49,20 @@ MEAN_WORKERS=${EVAL_MEAN_WORKERS:-2}
 # Planner timescales compressed for 280–300 s traces (defaults: 30s interval, 120s ready time, 30s up-cooldown,
 # 60s shortest hold, periods of 2m to 1d). The ready time is only the prior: the planner measures the cold start
 # of its own scale-ups (learn-ready-time), sizes ahead by it and prices scale-down with it (the break-even time).
-# EVAL_RISE_MEMORY (e.g. 150s) turns the rise reserve on (planner-service README: off by default);
-# EVAL_RISE_REPLICAS caps it (default 1).
+# The rise reserve runs as the planner's default (five measured cold starts, one replica: the planner-service
+# README's "Which default", RiseReserveSuiteTest, says why) unless EVAL_RISE_MEMORY fixes its memory (0s: off,
+# 150s: 150 s) or EVAL_RISE_COLD_STARTS sets it in cold starts; EVAL_RISE_REPLICAS caps it (default 1).
 PLANNER_OPTS=(--planner-interval "${EVAL_INTERVAL:-5s}"
   --planner-opt "ttft-target=${TTFT_MS}ms" --planner-opt "itl-target=${ITL_MS}ms"
   --planner-opt "ready-time=${EVAL_READY_TIME:-30s}"
   --planner-opt "scaling.up-cooldown=${EVAL_UP_COOLDOWN:-5s}" --planner-opt "scaling.min-hold=${EVAL_MIN_HOLD:-10s}"
   --planner-opt "seasonality.min-period=${EVAL_MIN_PERIOD:-25s}" --planner-opt "seasonality.max-period=${EVAL_MAX_PERIOD:-120s}"
-  --planner-opt "scaling.rise-memory=${EVAL_RISE_MEMORY:-0s}" --planner-opt "scaling.rise-replicas=${EVAL_RISE_REPLICAS:-1}"
+  --planner-opt "scaling.rise-replicas=${EVAL_RISE_REPLICAS:-1}"
   --planner-opt history=500)
+if [[ -n "${EVAL_RISE_MEMORY:-}" ]]; then PLANNER_OPTS+=(--planner-opt "scaling.rise-memory=${EVAL_RISE_MEMORY}"); fi
+if [[ -n "${EVAL_RISE_COLD_STARTS:-}" ]]; then
+  PLANNER_OPTS+=(--planner-opt "scaling.rise-memory-cold-starts=${EVAL_RISE_COLD_STARTS}")
+fi
 # The suite's static pools: the planner's model (ReplicaPlanner, headroom 0.1, no forecast or correction) at
 # each shape's busiest 30 s — 10 req/s (single-burst): 3.34 replicas, 9 req/s: 3.00, 6.6 req/s (noisy-plateau):
 # 2.20 — rounded up. The Azure sample's busiest 30 s (12.3 req/s of 1,836-token prompts) is 2.7 by the model,

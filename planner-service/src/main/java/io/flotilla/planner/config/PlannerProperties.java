@@ -179,7 +179,10 @@ public record PlannerProperties(
      *                      count is more than this many standard deviations (Poisson) above the mean rate of the
      *                      predictor.window intervals before it (a step, not that level's noise); 0: every window
      * @param riseMemory    how long the fastest rise the rate has shown within one cold start is remembered and
-     *                      capacity for it kept when the forecasts fall (the rise reserve; 0: no reserve)
+     *                      capacity for it kept when the forecasts fall (the rise reserve), as a fixed duration;
+     *                      0: no reserve; unset: {@code riseMemoryColdStarts} cold starts
+     * @param riseMemoryColdStarts the rise reserve's memory in cold starts (the measured one, or readyTime) when
+     *                      {@code riseMemory} is unset; 0: no reserve
      * @param riseReplicas  at most this many replicas of a pool are kept for the rise reserve, above what the
      *                      forecasts need
      */
@@ -193,7 +196,8 @@ public record PlannerProperties(
                           @DefaultValue("10m") Duration manualHoldOff,
                           @DefaultValue("0.95") @DecimalMin("0") double kvPressure,
                           @DefaultValue("2.0") @DecimalMin("0") double windowZ,
-                          @DefaultValue("0s") Duration riseMemory,
+                          Duration riseMemory,
+                          @DefaultValue("5") @DecimalMin("0") double riseMemoryColdStarts,
                           @DefaultValue("1") @Min(0) int riseReplicas) {
     }
 
@@ -226,7 +230,8 @@ public record PlannerProperties(
                     new PlannerConfig.CorrectionSettings(correction.min(), correction.max(), correction.smoothing(), correction.minSamples()),
                     new PlannerConfig.Scaling(scaling.upThreshold(), scaling.downThreshold(), scaling.upCooldown(),
                             scaling.restartCost(), scaling.minHold(), scaling.trust(), scaling.idleAfter(), scaling.manualHoldOff(),
-                            scaling.kvPressure(), scaling.windowZ(), scaling.riseMemory(), scaling.riseReplicas()),
+                            scaling.kvPressure(), scaling.windowZ(),
+                            new PlannerConfig.RiseReserve(scaling.riseMemory(), scaling.riseMemoryColdStarts(), scaling.riseReplicas())),
                     new PlannerConfig.Seasonality(seasonality.enabled(), seasonality.minPeriod(), seasonality.maxPeriod(),
                             seasonality.minCorrelation(), seasonality.seasons()));
         } catch (IllegalArgumentException e) {

@@ -40,7 +40,7 @@ final class LoadForecast {
     /** The rates of the last {@link #RISE_HISTORY} intervals, oldest first: what {@link #rise} measures. */
     private final ArrayDeque<Double> rates = new ArrayDeque<>();
     /**
-     * Significant rises seen within {@code scaling.rise-memory}, as (when, req/s): a sliding-window maximum, so
+     * Significant rises seen within the rise reserve's memory, as (when, req/s): a sliding-window maximum, so
      * each entry is larger than every later one and the first is the largest remembered.
      */
     private final ArrayDeque<Rise> rises = new ArrayDeque<>();
@@ -123,8 +123,8 @@ final class LoadForecast {
     }
 
     /**
-     * The fastest rise of the request rate within {@code span} intervals seen over the last
-     * {@code scaling.rise-memory}, in req/s; 0 when none was significant or the memory is 0. Each interval
+     * The fastest rise of the request rate within {@code span} intervals seen over the last {@code memory}
+     * ({@link PlannerConfig.RiseReserve#memoryAt}), in req/s; 0 when none was significant or the memory is 0. Each interval
      * the latest rise is measured as the difference of the mean rates of the last {@code span} intervals and
      * of the {@code span} before them, less its Poisson noise: with λ₁, λ₂ those means and T = span ×
      * interval seconds,
@@ -135,8 +135,7 @@ final class LoadForecast {
      * the part of the largest difference beyond z σ). {@code span} is one cold start plus an interval: the rise that can come between a planner
      * seeing it and the replica it starts being ready.
      */
-    double rise(int span, Instant now) {
-        Duration memory = config.scaling().riseMemory();
+    double rise(int span, Duration memory, Instant now) {
         if (memory.isZero()) {
             return 0;
         }

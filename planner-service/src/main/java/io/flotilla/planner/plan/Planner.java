@@ -88,7 +88,7 @@ public final class Planner {
         }
         Duration readyTime = config.learnReadyTime() ? coldStart.estimate(config.pools()) : config.readyTime();
         List<Demand> horizon = forecast.horizon(o, config.lookaheadSteps(readyTime));
-        double rise = forecast.rise(config.lookaheadSteps(readyTime) + 1, now);
+        double rise = forecast.rise(config.lookaheadSteps(readyTime) + 1, config.scaling().rise().memoryAt(readyTime), now);
         boolean conservative = forecast.warm() && forecast.rateError().shortfall() > config.error().conservativeAt();
         boolean idle = Duration.between(lastTraffic != null ? lastTraffic : started, now)
                 .compareTo(config.scaling().idleAfter()) >= 0;
@@ -184,7 +184,8 @@ public final class Planner {
 
     /**
      * Replicas a pool keeps, beyond what the forecasts need, for the fastest rise the traffic has shown within
-     * one cold start ({@link LoadForecast#rise}, remembered for {@code scaling.rise-memory}): that rise's need
+     * one cold start ({@link LoadForecast#rise}, remembered for {@code scaling.rise-memory}, by default
+     * {@code scaling.rise-memory-cold-starts} of the cold start the lookahead uses): that rise's need
      * at the forecast request shape, at most {@code scaling.rise-replicas}. It counts only towards which
      * replicas are still needed — a pool never scales up for it — so it keeps, after a burst, the capacity a
      * rise as fast as the burst's would need before a replica started for it could serve. Two-burst's first
@@ -196,7 +197,7 @@ public final class Planner {
      */
     private double riseReserve(double needPerRate, double rise) {
         double reserve = needPerRate * rise;
-        return Double.isFinite(reserve) && reserve > 0 ? Math.min(config.scaling().riseReplicas(), reserve) : 0;
+        return Double.isFinite(reserve) && reserve > 0 ? Math.min(config.scaling().rise().replicas(), reserve) : 0;
     }
 
     /**

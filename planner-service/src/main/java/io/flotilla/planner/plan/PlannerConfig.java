@@ -89,15 +89,11 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
      * @param windowZ       the interval just observed asks for more replicas than the target only when its request
      *                      count is more than this many standard deviations (Poisson) above the mean rate of the
      *                      predictor.window intervals before it (a step, not that level's noise); 0: every window
-     * @param riseMemory    how long the fastest rise the rate has shown within one cold start (plus an interval) is
-     *                      remembered, and capacity for it kept: a replica the forecasts no longer need is still
-     *                      needed while the forecasts plus that rise need it (the rise reserve; 0: none)
-     * @param riseReplicas  at most this many replicas of a pool are kept for the rise reserve, above what the
-     *                      forecasts need
+     * @param rise          the rise reserve
      */
     public record Scaling(double upThreshold, double downThreshold, Duration upCooldown, double restartCost,
                           Duration minHold, double trust, Duration idleAfter, Duration manualHoldOff, double kvPressure,
-                          double windowZ, Duration riseMemory, int riseReplicas) {
+                          double windowZ, RiseReserve rise) {
 
         public Scaling {
             if (!(trust >= 0 && trust < 1)) {
@@ -105,9 +101,6 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
             }
             if (!(windowZ >= 0)) {
                 throw new IllegalArgumentException("scaling.window-z must not be negative, got " + windowZ);
-            }
-            if (riseMemory.isNegative() || riseReplicas < 0) {
-                throw new IllegalArgumentException("scaling.rise-memory and scaling.rise-replicas must not be negative");
             }
             if (!(restartCost >= 0) || minHold.isNegative() || upCooldown.isNegative()) {
                 throw new IllegalArgumentException("restart cost, shortest hold and cooldown must not be negative");
@@ -117,6 +110,31 @@ public record PlannerConfig(String model, Set<Pool> pools, Duration interval, Du
         /** λ of the break-even rule: 1 − trust. */
         public double lambda() {
             return 1 - trust;
+        }
+    }
+
+    /**
+     * The rise reserve: the fastest rise the rate has shown within one cold start (plus an interval) is remembered
+     * for {@link #memoryAt}, and capacity for it kept: a replica the forecasts no longer need is still needed while
+     * the forecasts plus that rise need it.
+     *
+     * @param memory     how long a rise is remembered, fixed; null: {@code coldStarts} × the cold start
+     *                   ({@code scaling.rise-memory}; 0: no reserve)
+     * @param coldStarts the memory in cold starts when {@code memory} is null ({@code scaling.rise-memory-cold-starts})
+     * @param replicas   at most this many replicas of a pool are kept for the reserve, above what the forecasts need
+     */
+    public record RiseReserve(Duration memory, double coldStarts, int replicas) {
+
+        public RiseReserve {
+            if ((memory != null && memory.isNegative()) || !(coldStarts >= 0 && Double.isFinite(coldStarts)) || replicas < 0) {
+                throw new IllegalArgumentException("scaling.rise-memory, rise-memory-cold-starts and rise-replicas must not be "
+                        + "negative, got " + memory + ", " + coldStarts + ", " + replicas);
+            }
+        }
+
+        /** How long a rise is remembered when a cold start takes {@code coldStart}: {@code memory}, or that many cold starts. */
+        public Duration memoryAt(Duration coldStart) {
+            return memory != null ? memory : Duration.ofMillis(Math.round(coldStart.toMillis() * coldStarts));
         }
     }
 

@@ -71,7 +71,8 @@ public final class PlannerMetrics {
         }
         Gauge.builder("flotilla.planner.rise_reserve_requests_per_second", last,
                         r -> r.get() == null ? Double.NaN : r.get().decision().riseReserve())
-                .description("Fastest rise of the request rate within one cold start remembered (scaling.rise-memory): "
+                .description("Fastest rise of the request rate within one cold start remembered (scaling.rise-memory, or "
+                        + "scaling.rise-memory-cold-starts cold starts): "
                         + "replicas for it are kept when the forecasts fall, at most scaling.rise-replicas per pool").register(registry);
         applied = Counter.builder("flotilla.planner.decisions").description("Planner decisions, by whether a connector applied them")
                 .tag("applied", "true").register(registry);

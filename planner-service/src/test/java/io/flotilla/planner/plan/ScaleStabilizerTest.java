@@ -24,7 +24,7 @@ class ScaleStabilizerTest {
 
     private static PlannerConfig.Scaling scaling(Duration minHold, double trust) {
         return new PlannerConfig.Scaling(1.0, 0.8, Duration.ZERO, 1.0, minHold, trust, Duration.ofMinutes(5), Duration.ofMinutes(10),
-                0.95, 2.0, Duration.ZERO, 0);
+                0.95, 2.0, new PlannerConfig.RiseReserve(Duration.ZERO, 0, 0));
     }
 
     /** Targets after each of {@code needs}, starting at {@code start} replicas, decided every 4.99 s. */
@@ -121,7 +121,7 @@ class ScaleStabilizerTest {
     @Test
     void scaleUpsWaitForTheCooldownAndMarkTheNewReplicasNeeded() {
         ScaleStabilizer s = new ScaleStabilizer(new PlannerConfig.Scaling(1.0, 0.8, Duration.ofSeconds(10), 1.0, Duration.ZERO, 0.5,
-                Duration.ofMinutes(5), Duration.ofMinutes(10), 0.95, 2.0, Duration.ZERO, 0), INTERVAL);
+                Duration.ofMinutes(5), Duration.ofMinutes(10), 0.95, 2.0, new PlannerConfig.RiseReserve(Duration.ZERO, 0, 0)), INTERVAL);
         ScaleStabilizer.State st = new ScaleStabilizer.State();
         st.target = 1;
         Instant t = T0;

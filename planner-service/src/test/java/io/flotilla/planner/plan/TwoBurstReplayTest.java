@@ -96,7 +96,7 @@ class TwoBurstReplayTest {
     @Test
     void theRiseReserveKeepsASecondWorkerThroughTheValleyForTheSecondRamp() throws IOException {
         ShapeSim.Result reserve = replay(2, "scaling.rise-memory", "150s");
-        ShapeSim.Result none = replay(2);
+        ShapeSim.Result none = replay(2, "scaling.rise-memory", "0s");
         System.out.println(describe("rise reserve 150 s", reserve));
         System.out.println(describe("no rise reserve", none));
         int valley = QUIET + 150 / 5;

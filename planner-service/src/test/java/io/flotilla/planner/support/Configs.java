@@ -4,6 +4,7 @@ import io.flotilla.planner.config.PlannerProperties;
 import io.flotilla.planner.plan.PlannerConfig;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,6 +17,15 @@ public final class Configs {
 
     private Configs() {
     }
+
+    /**
+     * The planner as bench/planner-eval.sh configures it (5 s intervals, 4 s / 200 ms targets for engines 4×
+     * slower, a 30 s prior ready time that is then measured, a 10 s shortest hold, periods of 25–120 s, up to
+     * 4 replicas): key, value pairs for {@link #aggregated}.
+     */
+    public static final List<String> EVALUATION = List.of("interval", "5s", "ttft-target", "4000ms", "itl-target", "200ms",
+            "ready-time", "30s", "learn-ready-time", "true", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
+            "seasonality.min-period", "25s", "seasonality.max-period", "120s", "aggregated.max", "4");
 
     /** An aggregated pool; {@code settings} are key, value, key, value … (keys below {@code flotilla.planner}). */
     public static PlannerConfig aggregated(String... settings) {

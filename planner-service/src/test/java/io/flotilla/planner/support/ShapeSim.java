@@ -34,8 +34,9 @@ public final class ShapeSim {
     }
 
     /** What one run did, per interval. */
-    public record Result(Duration interval, List<Double> rates, List<Integer> targets, List<Integer> ready, List<Integer> paid,
-                         List<Integer> required, List<ScalingDecision> decisions, int peakStatic) {
+    public record Result(Duration interval, List<Double> rates, List<Integer> arrivals, List<Integer> targets, List<Integer> ready,
+                         List<Integer> paid, List<Integer> required, List<Double> perReplica, List<ScalingDecision> decisions,
+                         int peakStatic) {
 
         public double workerSeconds() {
             return paid.stream().mapToInt(Integer::intValue).sum() * interval.toMillis() / 1000.0;
@@ -50,6 +51,15 @@ public final class ShapeSim {
             return workerSeconds() / peakStaticWorkerSeconds();
         }
 
+        /**
+         * The same arrivals served by the static pool instead: {@code peakStatic} replicas READY (and paid) throughout.
+         * Its {@link #share} is 1; its SLO proxies are what the static pool buys on this run's draws.
+         */
+        public Result staticPool() {
+            List<Integer> fixed = java.util.Collections.nCopies(ready.size(), peakStatic);
+            return new Result(interval, rates, arrivals, fixed, fixed, fixed, required, perReplica, List.of(), peakStatic);
+        }
+
         /** Intervals with fewer READY replicas than the rate needed. */
         public int shortIntervals() {
             int n = 0;
@@ -57,6 +67,42 @@ public final class ShapeSim {
                 n += ready.get(i) < required.get(i) ? 1 : 0;
             }
             return n;
+        }
+
+        /**
+         * The SLO proxy: the share of the requests that arrived in an interval with at least as many READY
+         * replicas as their rate needed (1 when none arrived). It does not carry a backlog from a short interval
+         * into the next, so it is an upper bound on what a cluster with these READY counts attains.
+         */
+        public double metShare() {
+            long all = 0;
+            long met = 0;
+            for (int i = 0; i < ready.size(); i++) {
+                all += arrivals.get(i);
+                met += ready.get(i) >= required.get(i) ? arrivals.get(i) : 0;
+            }
+            return all == 0 ? 1 : (double) met / all;
+        }
+
+        /**
+         * The SLO proxy with a backlog: each interval the READY replicas serve {@code perReplica} req/s each (what
+         * the model says one carries at the targets, headroom included); what they cannot serve waits, and an
+         * interval's requests count as met when the backlog at its end is one that the READY replicas clear
+         * within {@code drainSeconds} (the TTFT target). A short interval then costs the intervals after it
+         * until its backlog is served, and a deficit of a fraction of a replica costs little.
+         */
+        public double metShareWithBacklog(double drainSeconds) {
+            double dt = interval.toMillis() / 1000.0;
+            double backlog = 0;
+            long all = 0;
+            long met = 0;
+            for (int i = 0; i < ready.size(); i++) {
+                double capacity = ready.get(i) * perReplica.get(i);
+                backlog = Math.max(0, backlog + arrivals.get(i) - capacity * dt);
+                all += arrivals.get(i);
+                met += backlog <= capacity * drainSeconds ? arrivals.get(i) : 0;
+            }
+            return all == 0 ? 1 : (double) met / all;
         }
 
         /** Target changes: +1 for each scale-up, −1 for each scale-down, in order. */
@@ -136,8 +182,16 @@ public final class ShapeSim {
         return 0;
     }
 
-    /** Runs {@code quiet} intervals at {@code quietRate}, then the shape, with prompts of {@code isl} and outputs of {@code osl} tokens. */
+    /**
+     * Runs {@code quiet} intervals at {@code quietRate}, then the shape, with prompts of {@code isl} and outputs of
+     * {@code osl} tokens, against a static pool sized for the highest rate drawn.
+     */
     public Result run(List<Phase> shape, double isl, double osl, int quiet, double quietRate) {
+        return run(shape, isl, osl, quiet, quietRate, 0);
+    }
+
+    /** As {@link #run(List, double, double, int, double)}, against a static pool of {@code peakStatic} replicas (0: sized for the peak). */
+    public Result run(List<Phase> shape, double isl, double osl, int quiet, double quietRate, int peakStatic) {
         SplittableRandom random = new SplittableRandom(seed);
         double dt = config.interval().toMillis() / 1000.0;
         double total = shape.stream().mapToDouble(Phase::seconds).sum();
@@ -150,7 +204,7 @@ public final class ShapeSim {
             peak = Math.max(peak, rate);
             intervals.add(new Interval(poisson(random, rate * dt), isl, osl, rate));
         }
-        return drive(intervals, Math.max(1, needed(sizer, peak, isl, osl)));
+        return drive(intervals, peakStatic > 0 ? peakStatic : Math.max(1, needed(sizer, peak, isl, osl)));
     }
 
     /** One interval's arrivals: their count, mean ISL and OSL, and the rate they were drawn at (what the load needs). */
@@ -177,10 +231,12 @@ public final class ShapeSim {
         startedAt.add(-coldStart);
         Instant now = PlannerSim.T0;
         List<Double> rates = new ArrayList<>();
+        List<Integer> arrivals = new ArrayList<>();
         List<Integer> targets = new ArrayList<>();
         List<Integer> ready = new ArrayList<>();
         List<Integer> paid = new ArrayList<>();
         List<Integer> required = new ArrayList<>();
+        List<Double> perReplica = new ArrayList<>();
         List<ScalingDecision> decisions = new ArrayList<>();
         for (int i = 0; i < intervals.size(); i++) {
             Interval in = intervals.get(i);
@@ -191,7 +247,10 @@ public final class ShapeSim {
             paid.add(startedAt.size());
             ready.add(readyNow);
             rates.add(in.rate());
+            arrivals.add(in.requests());
             required.add(needed(sizer, in.rate(), in.isl(), in.osl()));
+            double nominal = Math.max(in.rate(), 1);
+            perReplica.add(nominal / sizer.size(List.of(new Demand(nominal, in.isl(), in.osl(), 0)), 1, 1).need(Pool.AGGREGATED));
             now = now.plus(config.interval());
             Observation o = Observation.load(now, dt, in.requests() / dt, in.isl(), in.osl(), PoolCounts.of(Pool.AGGREGATED, readyNow));
             ScalingDecision d = planner.plan(new ClusterView(o, PoolCounts.NONE, java.util.Set.of()), now);
@@ -205,7 +264,7 @@ public final class ShapeSim {
                 startedAt.remove(startedAt.size() - 1); // the newest: starting replicas before ready ones
             }
         }
-        return new Result(config.interval(), rates, targets, ready, paid, required, decisions, peakStatic);
+        return new Result(config.interval(), rates, arrivals, targets, ready, paid, required, perReplica, decisions, peakStatic);
     }
 
     /** Replicas a steady {@code rate} needs, from the model alone (headroom included, no forecast, no correction). */

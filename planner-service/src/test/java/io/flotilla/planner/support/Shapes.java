@@ -30,6 +30,17 @@ public final class Shapes {
         return m;
     }
 
+    /**
+     * Shapes outside the suite, to check a choice made on the suite against: {@code two-rise-70s}, the issue's
+     * recurring burst the planner had not seen, restated from its description (two rises of 1 → 9 req/s in
+     * 10 s, 70 s apart, with a 40 s lull at 1 req/s between them); not a recorded trace.
+     */
+    public static Map<String, List<ShapeSim.Phase>> heldOut() {
+        Map<String, List<ShapeSim.Phase>> m = new LinkedHashMap<>();
+        m.put("two-rise-70s", ShapeSim.phases(30, 1, 1, 10, 1, 9, 15, 9, 9, 5, 9, 1, 40, 1, 1, 10, 1, 9, 15, 9, 9, 5, 9, 1, 100, 1, 1));
+        return m;
+    }
+
     /** mean − amplitude·cos(2πt/period) as linear pieces of {@code step} seconds. */
     static List<ShapeSim.Phase> diurnal(double period, int periods, double mean, double amplitude, double step) {
         List<ShapeSim.Phase> out = new ArrayList<>();

@@ -129,22 +129,67 @@ public final class TinyModel {
                 .put("tokenizer.ggml.add_eos_token", GgufValue.bool(false))
                 .put("tokenizer.chat_template", GgufValue.string(vocab.chatTemplate()));
         Weights rng = new Weights(seed);
-        w.addF32("token_embd.weight", new long[]{n, nVocab}, rng.uniform(n * nVocab, 0.5f));
+        float[] embeddings = rng.uniform(n * nVocab, 0.5f);
+        for (long t = 0; t < nVocab; t++) {
+            embeddings[Math.toIntExact(t * n)] = TEXT_BIAS; // dimension 0 of every token: a constant
+        }
+        w.addF32("token_embd.weight", new long[]{n, nVocab}, embeddings);
         for (int l = 0; l < shape.layers(); l++) {
             String b = "blk." + l + ".";
             w.addF32(b + "attn_norm.weight", new long[]{n}, Weights.ones(n));
             w.addF32(b + "attn_q.weight", new long[]{n, n}, rng.scaled(n, n));
             w.addF32(b + "attn_k.weight", new long[]{n, n}, rng.scaled(n, n));
             w.addF32(b + "attn_v.weight", new long[]{n, n}, rng.scaled(n, n));
-            w.addF32(b + "attn_output.weight", new long[]{n, n}, rng.scaled(n, n));
+            w.addF32(b + "attn_output.weight", new long[]{n, n}, keepDimensionZero(rng.scaled(n, n), n));
             w.addF32(b + "ffn_norm.weight", new long[]{n}, Weights.ones(n));
             w.addF32(b + "ffn_gate.weight", new long[]{n, ff}, rng.scaled(n, ff));
             w.addF32(b + "ffn_up.weight", new long[]{n, ff}, rng.scaled(n, ff));
-            w.addF32(b + "ffn_down.weight", new long[]{ff, n}, rng.scaled(ff, n));
+            w.addF32(b + "ffn_down.weight", new long[]{ff, n}, keepDimensionZero(rng.scaled(ff, n), ff));
         }
         w.addF32("output_norm.weight", new long[]{n}, Weights.ones(n));
-        w.addF32("output.weight", new long[]{n, nVocab}, rng.scaled(n, nVocab));
+        float[] output = rng.scaled(n, nVocab);
+        for (int t = 0; t < nVocab; t++) {
+            output[Math.toIntExact(t * n)] = textual(vocab, t) ? 0f : -NON_TEXT_PENALTY;
+        }
+        w.addF32("output.weight", new long[]{n, nVocab}, output);
         return w;
+    }
+
+    /**
+     * The tiny model writes text, as a trained model does: dimension 0 of the residual stream is a constant (every
+     * embedding's is {@link #TEXT_BIAS} and no layer writes to it), and the output layer turns it into a large
+     * negative logit for every token that is not whole UTF-8 text by itself (a lone byte of a multi-byte character,
+     * an invalid byte) and for the special tokens other than end-of-sequence. Random weights otherwise sample such
+     * tokens one time in eight, and a stream of invalid UTF-8 is nothing a real model produces.
+     */
+    static final float TEXT_BIAS = 8f;
+    static final float NON_TEXT_PENALTY = 16f;
+
+    /** Layer weights {@code (in, out)} with nothing written to output dimension 0. */
+    private static float[] keepDimensionZero(float[] weights, long in) {
+        java.util.Arrays.fill(weights, 0, Math.toIntExact(in), 0f);
+        return weights;
+    }
+
+    /** Whether token {@code id} is whole text: valid UTF-8 by itself, or the end of the sequence. */
+    static boolean textual(BpeVocabulary vocab, int id) {
+        if (id == vocab.eosId()) {
+            return true;
+        }
+        if (vocab.isSpecial(id)) {
+            return false;
+        }
+        byte[] bytes = ByteLevel.decode(vocab.tokens().get(id));
+        if (bytes == null) {
+            return true; // an added token written as plain text
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
     }
 
     private static String corpus() {

@@ -161,6 +161,10 @@ class WorkerConfig {
      */
     private static EngineFactory llamaCppEngineFactory(WorkerProperties properties, Clock clock, MeterRegistry registry) {
         WorkerProperties.Llama llama = properties.llama();
+        if (properties.instances() != 1) { // each engine's log names its slots 0..n-1: one engine per process
+            throw new IllegalStateException("flotilla.worker.engine=llama-cpp runs one engine per worker process; set "
+                    + "flotilla.worker.instances=1 (got " + properties.instances() + ")");
+        }
         if (llama.gguf() == null || llama.gguf().isBlank()) {
             throw new IllegalStateException("flotilla.worker.engine=llama-cpp needs flotilla.worker.llama.gguf (a GGUF "
                     + "model file; bin/flotilla model tiny --out DIR writes one)");

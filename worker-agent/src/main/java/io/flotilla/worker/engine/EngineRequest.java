@@ -40,21 +40,21 @@ public record EngineRequest(String requestId, int[] promptTokens, int maxTokens,
     }
 
     public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
-                         double temperature, Long seed, Instant deadline) {
+                         Double temperature, Long seed, Instant deadline) {
         this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline,
                 SamplingOptions.DEFAULT, KvScope.SHARED);
     }
 
     /** A request of the base model whose KV is shared with every tenant. */
     public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
-                         double temperature, Long seed, Instant deadline, SamplingOptions options) {
+                         Double temperature, Long seed, Instant deadline, SamplingOptions options) {
         this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline, options,
                 KvScope.SHARED);
     }
 
     /** A request without further sampling options, in {@code scope}. */
     public EngineRequest(String requestId, int[] promptTokens, int maxTokens, int[] stopTokenIds, boolean ignoreEos,
-                         double temperature, Long seed, Instant deadline, KvScope scope) {
+                         Double temperature, Long seed, Instant deadline, KvScope scope) {
         this(requestId, promptTokens, maxTokens, stopTokenIds, ignoreEos, temperature, seed, deadline,
                 SamplingOptions.DEFAULT, scope);
     }

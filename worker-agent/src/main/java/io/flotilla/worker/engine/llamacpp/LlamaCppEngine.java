@@ -351,7 +351,7 @@ public final class LlamaCppEngine implements Engine {
         counters.promptTokens.addAndGet(prompt.length);
         counters.predictedReused.addAndGet(a.predicted);
         publish(mirror.hold(slot, prompt));
-        Map<String, String> params = params(a);
+        Map<String, String> params = params(a.request, slot);
         pumps.execute(() -> pump(a, params));
     }
 
@@ -376,13 +376,15 @@ public final class LlamaCppEngine implements Engine {
         }
     }
 
-    /** The binding's JSON for {@code a}: token-id prompt, its slot, and only the sampling fields the client set. */
-    private Map<String, String> params(Active a) {
-        EngineRequest r = a.request;
+    /**
+     * The binding's request for {@code r} on {@code slot}, as raw JSON values: the token-id prompt, the slot, the token
+     * budget, and only the sampling fields the client set.
+     */
+    static Map<String, String> params(EngineRequest r, int slot) {
         SamplingOptions o = r.options();
         Map<String, String> json = new java.util.LinkedHashMap<>();
         json.put("prompt", Arrays.toString(r.promptTokens()).replace(" ", ""));
-        json.put("id_slot", Integer.toString(a.slot));
+        json.put("id_slot", Integer.toString(slot));
         json.put("cache_prompt", "true");
         json.put("n_predict", Integer.toString(r.maxTokens()));
         putIfSet(json, "temperature", r.temperature());

@@ -48,7 +48,7 @@ class LoraAdaptersTest {
 
     private void run(String id, KvScope scope) {
         AwaitingSink sink = new AwaitingSink();
-        engine.submit(new EngineRequest("r-" + id, new int[]{1, 2, 3}, 2, null, false, 0, null, null, scope), sink);
+        engine.submit(new EngineRequest("r-" + id, new int[]{1, 2, 3}, 2, null, false, 0.0, null, null, scope), sink);
         sink.await();
     }
 
@@ -96,7 +96,7 @@ class LoraAdaptersTest {
         run("1", KvScope.lora("disc"));
         assertThat(server.loraCalls).as("already loaded by the engine").isEmpty();
         assertThat(server.lastRequest().path("model").asString()).isEqualTo("disc");
-        assertThatThrownBy(() -> engine.submit(new EngineRequest("r-x", new int[]{1}, 1, null, false, 0, null, null,
+        assertThatThrownBy(() -> engine.submit(new EngineRequest("r-x", new int[]{1}, 1, null, false, 0.0, null, null,
                 KvScope.lora("nope")), new AwaitingSink())).isInstanceOf(InvalidRequestException.class)
                 .hasMessageContaining("unknown LoRA adapter 'nope'");
     }

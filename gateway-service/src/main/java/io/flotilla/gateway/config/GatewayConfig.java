@@ -29,7 +29,9 @@ import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,8 +72,9 @@ class GatewayConfig {
      * behind them. On its own loop, Route I/O waits for nothing but the router.
      */
     @Bean(destroyMethod = "shutdownGracefully")
-    NioEventLoopGroup routerEventLoop() {
-        return new NioEventLoopGroup(1, new DefaultThreadFactory("gateway-router-io", true));
+    EventLoopGroup routerEventLoop() {
+        return new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("gateway-router-io", true),
+                NioIoHandler.newFactory());
     }
 
     /**
@@ -81,7 +84,7 @@ class GatewayConfig {
      * {@code dns:///} target over every address it resolves to.
      */
     @Bean
-    List<ManagedChannel> routerChannels(GatewayProperties properties, NioEventLoopGroup routerEventLoop) {
+    List<ManagedChannel> routerChannels(GatewayProperties properties, EventLoopGroup routerEventLoop) {
         List<ManagedChannel> channels = new ArrayList<>();
         for (String target : properties.routerAddress().split(",")) {
             if (target.isBlank()) {

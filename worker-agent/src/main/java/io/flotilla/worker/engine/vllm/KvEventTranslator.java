@@ -91,7 +91,7 @@ public final class KvEventTranslator {
         this.counters = counters;
         this.forgotten = new LinkedHashMap<>(256, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Entry> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<Long, KvEventTranslator.Entry> eldest) {
                 return size() > forgottenCapacity;
             }
         };

@@ -77,7 +77,8 @@ class ExternalEnginesTest {
             blank served model            | openai-http | http://a:1,http://b:1     | -                     | -            | ' '    | --served-model must not be blank
             engine flags on sim workers   | sim         | http://a:1,http://b:1     | -                     | -            | -      | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http or --engine sglang
             served model on sim workers   | sim         | -                         | -                     | -            | served | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http or --engine sglang
-            unknown engine                | vllm        | http://a:1,http://b:1     | -                     | -            | -      | --engine must be sim, openai-http or sglang, not vllm
+            URLs for in-process engines   | llama-cpp   | http://a:1,http://b:1     | -                     | -            | -      | --engine-url, --kv-events, --kv-events-replay and --served-model need --engine openai-http or --engine sglang
+            unknown engine                | vllm        | http://a:1,http://b:1     | -                     | -            | -      | --engine must be sim, openai-http, sglang or llama-cpp, not vllm
             """)
     void flagsThatDoNotFitAreRefusedInOneLine(String name, String engine, String urls, String kv, String replay,
                                               String servedModel, String message) {

@@ -361,7 +361,7 @@ public final class LlamaCppEngine implements Engine {
             return;
         }
         Active a = awaitingCount[slot].poll();
-        if (a == null) {
+        if (a == null || a.sink == NO_SINK) {
             return;
         }
         a.engineCount = tokens;
@@ -647,11 +647,68 @@ public final class LlamaCppEngine implements Engine {
         return hasher.blockSize();
     }
 
-    /** The binding cannot drop a slot's cache; nothing is dropped (and nothing claimed to be). */
+    /**
+     * Drops the caches of the idle slots. The binding has no call for it, so each idle slot is given a one-token
+     * prompt ({@code kv cache rm [0, end)}: the engine drops everything the slot held) and one token to generate;
+     * the mirror then holds that token alone, and the dropped blocks go out as removed events. Busy slots keep
+     * theirs (a request references them).
+     *
+     * @return the blocks dropped
+     */
     @Override
     public int clearCache() {
-        return 0;
+        List<Integer> slots = new ArrayList<>();
+        int dropped = 0;
+        synchronized (this) {
+            if (closed) {
+                return 0;
+            }
+            for (int s = 0; s < running.length; s++) {
+                if (running[s] == null && mirror.tokens(s).length > 0) {
+                    Active clearing = new Active(EngineRequest.of("clear-cache-" + s, CLEARING_PROMPT, 1), NO_SINK);
+                    running[s] = clearing;
+                    if (engineLog.isPresent()) {
+                        awaitingCount[s].add(clearing); // its reuse line is the engine's, not a request's
+                    }
+                    slots.add(s);
+                }
+            }
+        }
+        for (int s : slots) {
+            try {
+                Map<String, String> json = params(EngineRequest.of("clear-cache", CLEARING_PROMPT, 1), s);
+                json.put("temperature", "0");
+                for (LlamaOutput ignored : model.generate(inference(json))) {
+                    // run to its end: the slot now holds the one prompt token
+                }
+            } catch (RuntimeException e) {
+                log.warn("llama-cpp: clearing slot {} failed: {}", s, e.toString());
+            }
+            synchronized (this) {
+                dropped += mirror.blocks(s);
+                publish(mirror.hold(s, CLEARING_PROMPT));
+                running[s] = null;
+                settleLocked();
+            }
+        }
+        return dropped;
     }
+
+    /** The prompt that replaces a slot's cache when it is cleared. */
+    private static final int[] CLEARING_PROMPT = {0};
+    private static final TokenSink NO_SINK = new TokenSink() {
+        @Override
+        public void onTokens(int[] tokens) {
+        }
+
+        @Override
+        public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
+        }
+
+        @Override
+        public void onError(Throwable error) {
+        }
+    };
 
     @Override
     public synchronized void setKvEventListener(KvEventListener listener) {

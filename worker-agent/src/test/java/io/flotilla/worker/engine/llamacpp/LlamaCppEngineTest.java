@@ -146,6 +146,15 @@ class LlamaCppEngineTest {
         assertThat(replayed).containsExactlyInAnyOrderElementsOf(java.util.Arrays.stream(resident).boxed().toList());
     }
 
+    @Test
+    void clearingTheCacheDropsWhatTheIdleSlotsHeld() {
+        int[] p = prompt(9, 200);
+        run(EngineRequest.of("c1", p, 2));
+        assertThat(engine.clearCache()).as("blocks dropped").isPositive();
+        assertThat(engine.residentBlocks().seqHashes()).doesNotContain(HASHER.seqHashes(p));
+        assertThat(run(EngineRequest.of("c2", p, 2)).end().cachedTokens()).as("a cold prompt again").isZero();
+    }
+
     /** The generated text, from the tiny model's vocabulary. */
     static final class TextOf {
         /** As the gateway shows it: special tokens (the end-of-sequence that ended the request) are not text. */

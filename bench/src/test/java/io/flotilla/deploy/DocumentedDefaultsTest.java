@@ -23,7 +23,7 @@ import org.springframework.core.convert.ConversionService;
 import org.springframework.core.convert.TypeDescriptor;
 
 /**
- * Every default the README's configuration table states is the default the service runs with: each
+ * Every default docs/configuration.md's tables state is the default the service runs with: each
  * service's properties record is bound from an empty environment, as Spring binds it at start-up, and
  * the documented value, converted as Spring would convert it from a property, must equal it.
  *
@@ -33,7 +33,7 @@ import org.springframework.core.convert.TypeDescriptor;
  */
 class DocumentedDefaultsTest {
 
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path README = Path.of("..", "docs", "configuration.md");
 
     /** Properties record of each {@code flotilla.<service>} prefix. */
     private static final Map<String, String> RECORDS = Map.of(
@@ -56,7 +56,7 @@ class DocumentedDefaultsTest {
     @Test
     void everyDocumentedDefaultIsTheEffectiveOne() throws Exception {
         List<Documented> rows = documented();
-        assertThat(rows).as("literal defaults found in the README's configuration table").hasSizeGreaterThan(40);
+        assertThat(rows).as("literal defaults found in docs/configuration.md's tables").hasSizeGreaterThan(40);
         List<String> wrong = new ArrayList<>();
         for (Documented d : rows) {
             String prefix = prefixOf(d.key());
@@ -75,7 +75,7 @@ class DocumentedDefaultsTest {
         assertThat(wrong).as("README defaults that differ from the effective ones").isEmpty();
     }
 
-    /** The (key, literal default) pairs of the README's configuration table. */
+    /** The (key, literal default) pairs of docs/configuration.md's tables. */
     static List<Documented> documented() throws IOException {
         List<Documented> out = new ArrayList<>();
         for (String line : Files.readAllLines(README)) {
@@ -100,7 +100,7 @@ class DocumentedDefaultsTest {
     }
 
     /**
-     * The README's shorthand: after a full key, {@code .x} is a sibling below the same parent,
+     * The tables' shorthand: after a full key, {@code .x} is a sibling below the same parent,
      * {@code -x} replaces the first key's last dash-separated word, a bare {@code x} is a sibling.
      */
     static List<String> expandKeys(List<String> cells) {

@@ -95,7 +95,7 @@ class PlannerPropertiesTest {
     void theDocumentedDefaultsAreTheEffectiveOnes() throws IOException {
         PlannerProperties defaults = PlannerProperties.defaults();
         Map<String, Object> effective = flatten(defaults, "");
-        // The root README's configuration table, every service's rows, is held by bench's DocumentedDefaultsTest.
+        // docs/configuration.md, every service's rows, is held by bench's DocumentedDefaultsTest.
         Map<String, String> docs = documented(repoFile("planner-service/README.md"), "Configuration");
         assertThat(docs).hasSizeGreaterThan(30);
         for (Map.Entry<String, String> d : docs.entrySet()) {

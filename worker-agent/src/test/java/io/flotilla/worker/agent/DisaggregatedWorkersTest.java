@@ -295,8 +295,9 @@ class DisaggregatedWorkersTest {
 
     // --- the gateway's side ---
 
+    /** Greedy, said explicitly: a request without a temperature samples at the engine's default. */
     private static SamplingParams greedy() {
-        return SamplingParams.getDefaultInstance();
+        return SamplingParams.newBuilder().setTemperature(0).build();
     }
 
     private static PrefillResult prefill(Worker w, String id, int[] prompt, SamplingParams sampling) {

@@ -135,6 +135,7 @@ class WorkerAgentKafkaTest {
                         .isInstanceOfSatisfying(StatusRuntimeException.class,
                                 e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
                 GenerateRequest.Builder withHandoff = GenerateRequest.newBuilder().setRequestId("r6")
+                        .setSampling(SamplingParams.newBuilder().setTemperature(0))
                         .setStop(StopConditions.newBuilder().setMaxTokens(8).setIgnoreEos(true))
                         .setHandoff(KvHandoff.newBuilder().setSourceWorkerId("elsewhere").setSourceEpoch(1));
                 for (int t : prompt) {
@@ -206,6 +207,7 @@ class WorkerAgentKafkaTest {
 
     private static Result generate(WorkerServiceGrpc.WorkerServiceBlockingStub stub, String id, int[] prompt, int max) {
         GenerateRequest.Builder req = GenerateRequest.newBuilder().setRequestId(id)
+                .setSampling(SamplingParams.newBuilder().setTemperature(0)) // greedy: unset samples at the default
                 .setStop(StopConditions.newBuilder().setMaxTokens(max).setIgnoreEos(true));
         for (int t : prompt) {
             req.addTokenIds(t);

@@ -18,6 +18,7 @@ import io.flotilla.worker.engine.openai.RemoteEngine;
 import io.flotilla.worker.engine.llamacpp.LlamaCppEngine;
 import io.flotilla.worker.engine.llamacpp.LlamaCppMeters;
 import io.flotilla.worker.engine.llamacpp.LlamaCppSettings;
+import io.flotilla.worker.engine.llamacpp.NativeDirs;
 import io.flotilla.worker.engine.sglang.SglangEngine;
 import io.flotilla.worker.engine.sim.SimAdapters;
 import io.flotilla.worker.engine.sim.SimScript;
@@ -170,7 +171,7 @@ class WorkerConfig {
                     + "model file; bin/flotilla model tiny --out DIR writes one)");
         }
         java.nio.file.Path nativeDir = llama.nativeDir() == null || llama.nativeDir().isBlank()
-                ? java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "flotilla-jllama-" + ProcessHandle.current().pid())
+                ? NativeDirs.ownPrivate(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))
                 : java.nio.file.Path.of(llama.nativeDir());
         LlamaCppSettings settings = new LlamaCppSettings(java.nio.file.Path.of(llama.gguf()), llama.slots(), llama.threads(),
                 llama.contextPerSlot(), llama.maxWaiting(), nativeDir);

@@ -94,6 +94,8 @@ final class BenchSession {
         }
         String m = model();
         TierStatsProbe tiers = TierStatsProbe.read(options.routerUrl, options.routerGrpc, err);
+        EngineStatsProbe engine = EngineStatsProbe.read(new EngineStatsProbe.Settings(options.gatewayManagementUrl,
+                options.routerUrl, options.routerGrpc, options.launcherState, m), err);
         long lruBlocks = options.lruBlocks > 0 ? options.lruBlocks : tiers.capacityBlocks();
         RunContext context = new RunContext(label, options.url, m, routerMode, disaggHint, options.seed,
                 options.config().withLruBlocks(lruBlocks), options.queueTimeout, options.tenants, options.priority);
@@ -120,7 +122,8 @@ final class BenchSession {
                         progress.close();
                     }
                 }
-                result = result.withTierHits(tiers.hitsSince(options.routerUrl, options.routerGrpc, err));
+                result = result.withTierHits(tiers.hitsSince(options.routerUrl, options.routerGrpc, err))
+                        .withEngine(engine.since(err));
                 RunSummary summary = RunSummary.of(context, result, options.slo());
                 ReportWriter.write(dir, summary);
                 out.println("bench " + label + ": " + oneLine(summary) + " → " + dir.toAbsolutePath().normalize());
@@ -164,7 +167,28 @@ final class BenchSession {
                 ReportWriter.fmt(s.ttft().percentile(99)), ReportWriter.fmt(s.itlMean().percentile(50)),
                 ReportWriter.fmt(s.outputTokensPerS()), ReportWriter.pct(s.cacheHitRate()), ReportWriter.pct(s.oracleHitRate()),
                 ReportWriter.pct(s.lruHitRate()), ReportWriter.pct(s.tierHitRate("device")),
-                ReportWriter.pct(s.tierHitRate("host")), ReportWriter.pct(s.tierHitRate("disk")));
+                ReportWriter.pct(s.tierHitRate("host")), ReportWriter.pct(s.tierHitRate("disk"))) + engineLine(s);
+    }
+
+    /** The cluster's counters, where it exposed them: predicted = actual overlap, engine reuse, worker CPU. */
+    static String engineLine(RunSummary s) {
+        io.flotilla.bench.run.EngineCounts e = s.run().engine();
+        StringBuilder sb = new StringBuilder();
+        if (e.predicted() > 0) {
+            sb.append(String.format(java.util.Locale.ROOT, "; predicted = actual overlap %s of %d KV-routed (%d over, %d under)",
+                    ReportWriter.pct(e.exactShare()), (long) e.predicted(), (long) e.over(), (long) e.under()));
+        }
+        if (!Double.isNaN(e.evaluatedPerRequest())) {
+            sb.append("; engine evaluated ").append(ReportWriter.fmt(e.evaluatedPerRequest())).append(" prompt tok/request, reused ")
+                    .append(ReportWriter.pct(e.reusedShare()));
+            if (e.mirrorDisagree() > 0) {
+                sb.append(" (mirror disagreed ").append((long) e.mirrorDisagree()).append("×)");
+            }
+        }
+        if (!Double.isNaN(s.workerCpuMsPerRequest())) {
+            sb.append("; worker CPU ").append(ReportWriter.fmt(s.workerCpuMsPerRequest())).append(" ms/request");
+        }
+        return sb.toString();
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -91,6 +91,10 @@ final class CompareRun {
                         blocks += admin.clearKvCache(w);
                     }
                     log.println("compare: cleared " + blocks + " cached blocks on " + workers.size() + " workers");
+                    if (blocks == 0 && !results.isEmpty()) {
+                        log.println("compare: warning: nothing was cleared after a run; workers whose engine cannot drop "
+                                + "its cache (llama-cpp) start this run with the previous run's prompts, the same ones");
+                    }
                 }
                 if (settleMs > 0) {
                     sleeper.accept(settleMs);

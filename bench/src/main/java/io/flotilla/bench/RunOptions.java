@@ -62,6 +62,16 @@ public final class RunOptions {
                     + "per-tier KV hits; default: ${DEFAULT-VALUE}).")
     String routerGrpc;
 
+    @Option(names = "--gateway-management-url", defaultValue = "http://localhost:8081",
+            description = "Gateway management URL: every run reads the predicted-vs-actual overlap counts from its "
+                    + "/actuator/prometheus (default: ${DEFAULT-VALUE}).")
+    String gatewayManagementUrl;
+
+    @Option(names = "--launcher-state", defaultValue = ".flotilla/cluster.properties",
+            description = "The local launcher's state: the workers' pids (their CPU time per run) and management ports "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Path launcherState;
+
     @Option(names = "--oracle-lru-blocks", defaultValue = "0",
             description = "Capacity of the same-capacity LRU reference in blocks; 0 = every worker's device, host and disk "
                     + "tiers together, as the workers report them (default: ${DEFAULT-VALUE}).")

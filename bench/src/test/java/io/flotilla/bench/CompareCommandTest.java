@@ -99,8 +99,8 @@ class CompareCommandTest {
         assertThat(out.resolve("kv/requests.csv")).exists();
 
         String md = Files.readString(out.resolve("compare.md"));
-        assertThat(md).contains("| metric | round-robin | kv |", "| TTFT p50 (ms) |", "| TTFT p99 (ms) |", "| ITL p50 (ms) |",
-                "| ITL p99 (ms) |", "| output tokens/s |", "| cache hit rate |", "| goodput (req/s) |", "Baseline for ratios: **round-robin**");
+        assertThat(md).contains("| metric | round-robin | kv |", "| TTFT p50 (ms) |", "| TTFT p99 (ms) |", "| ITL p50 (ms, mean per request) |",
+                "| ITL p99 (ms, mean per request) |", "| output tokens/s |", "| cache hit rate |", "| goodput (req/s) |", "Baseline for ratios: **round-robin**");
         assertThat(md.lines().filter(l -> l.startsWith("| TTFT p50")).findFirst().orElseThrow()).containsPattern("\\(1\\.00×\\) \\|.*×\\) \\|");
         String html = Files.readString(out.resolve("compare.html"));
         assertThat(html).contains("<svg", "TTFT CDF", "round-robin/report.html").doesNotContain("<script");

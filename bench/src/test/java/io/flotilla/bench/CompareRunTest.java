@@ -69,6 +69,22 @@ class CompareRunTest {
     }
 
     @Test
+    void workersThatClearNothingAfterARunAreReportedAsWarm() throws Exception {
+        FakeAdmin keeps = new FakeAdmin() {
+            @Override
+            public int clearKvCache(Worker w) {
+                return 0;
+            }
+        };
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        new CompareRun(keeps, (label, hint, mode, dir) -> null, ms -> { }, true, 0, new java.io.PrintStream(out, true))
+                .run(CompareRun.variants(List.of("round-robin", "kv"), false), Path.of("out"));
+
+        assertThat(out.toString().lines().filter(l -> l.contains("warning: nothing was cleared")))
+                .as("not before the first run, whose caches nobody here filled; before the second").hasSize(1);
+    }
+
+    @Test
     void baselineIsRoundRobinWhenPresent() {
         assertThat(CompareRun.baseline(CompareRun.variants(List.of("kv", "round-robin", "load"), false))).isEqualTo(1);
         assertThat(CompareRun.baseline(CompareRun.variants(List.of("kv", "load"), false))).isZero();

@@ -64,6 +64,12 @@ public final class CompareReport {
             new Metric("goodput (req/s)", RunSummary::goodputRps, false, Unit.NUMBER),
             new Metric("SLO attainment", RunSummary::sloAttainment, false, Unit.PERCENT),
             new Metric("queue wait p99 (ms)", s -> s.queueMs().percentile(99), true, Unit.NUMBER),
+            new Metric("predicted = actual overlap (share of KV-routed requests)", RunSummary::overlapExactShare, false,
+                    Unit.PERCENT),
+            new Metric("engine prompt tokens evaluated per request", s -> s.run().engine().evaluatedPerRequest(), true,
+                    Unit.NUMBER, 0),
+            new Metric("engine reused-token share", s -> s.run().engine().reusedShare(), false, Unit.PERCENT),
+            new Metric("worker CPU per request (ms)", RunSummary::workerCpuMsPerRequest, true, Unit.NUMBER),
             new Metric("failed requests", s -> s.failed(), true, Unit.COUNT));
 
     private CompareReport() {

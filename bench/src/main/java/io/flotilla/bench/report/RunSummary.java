@@ -21,7 +21,9 @@ import java.util.TreeMap;
  * {@code error_codes} counts failed requests by their OpenAI error code (else their outcome),
  * {@code modes} requests by how the gateway says their worker was chosen, {@code queue_ms} the queue
  * wait of ok requests; {@code tenants} and {@code bands} repeat requests, TTFT, queue wait and goodput
- * per tenant ({@code --tenants}) and per band ({@code --priority}).
+ * per tenant ({@code --tenants}) and per band ({@code --priority}). {@code engine} holds the cluster's counters over
+ * the run ({@link io.flotilla.bench.run.EngineCounts}): predicted-vs-actual overlap of KV-routed requests, the
+ * engines' own counts of reused and evaluated prompt tokens, and the worker processes' CPU time per ok request.
  */
 public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long requests, long completed, long failed,
                          Map<String, Long> outcomes, LatencyStats ttft, LatencyStats itl, LatencyStats itlMean,
@@ -166,6 +168,16 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         return hits == null || run.oraclePromptTokens() == 0 ? Double.NaN : (double) hits / run.oraclePromptTokens();
     }
 
+    /** Share of finished KV-routed requests whose predicted overlap was the worker's to the block; NaN when none. */
+    public double overlapExactShare() {
+        return run.engine().exactShare();
+    }
+
+    /** Worker processes' CPU time (engine and JVM) per ok request; NaN when not read. */
+    public double workerCpuMsPerRequest() {
+        return completed == 0 ? Double.NaN : run.engine().workerCpuMs() / completed;
+    }
+
     /** Fraction of all requests meeting the SLOs; NaN without objectives. */
     public double sloAttainment() {
         return !slo.defined() || requests == 0 ? Double.NaN : (double) sloMet / requests;
@@ -246,6 +258,23 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         Map<String, Object> bands = new LinkedHashMap<>();
         byBand.forEach((k, g) -> bands.put(k, g.toJson(run.durationS())));
         m.put("bands", bands);
+        Map<String, Object> engine = new LinkedHashMap<>();
+        io.flotilla.bench.run.EngineCounts e = run.engine();
+        Map<String, Object> predictions = new LinkedHashMap<>();
+        predictions.put("exact", num(e.exact()));
+        predictions.put("over", num(e.over()));
+        predictions.put("under", num(e.under()));
+        engine.put("overlap_predictions", predictions);
+        engine.put("overlap_exact_share", num(overlapExactShare()));
+        engine.put("engine_requests", num(e.engineRequests()));
+        engine.put("mirror_disagree", num(e.mirrorDisagree()));
+        engine.put("reused_tokens", num(e.reusedTokens()));
+        engine.put("evaluated_tokens", num(e.evaluatedTokens()));
+        engine.put("evaluated_tokens_per_request", num(e.evaluatedPerRequest()));
+        engine.put("reused_token_share", num(e.reusedShare()));
+        engine.put("worker_cpu_ms", num(e.workerCpuMs()));
+        engine.put("worker_cpu_ms_per_request", num(workerCpuMsPerRequest()));
+        m.put("engine", engine);
         m.put("max_dispatch_lag_ms", num(run.maxDispatchLagMs()));
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("seed", context.seed());

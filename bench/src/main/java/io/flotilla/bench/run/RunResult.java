@@ -24,14 +24,26 @@ import java.util.Map;
  * @param lruCachedTokens   prompt tokens that LRU serves from cache
  * @param tierHitTokens     prompt tokens the workers found per KV tier during the run (device, host, disk;
  *                          from {@code GetKvTierStats} before and after), empty when not read
+ * @param engine            the gateway's and the workers' counters over the run, {@link EngineCounts#UNKNOWN} when not read
  */
 public record RunResult(String workload, Instant startedAt, double durationS, List<RequestResult> requests,
                         LatencyStats chunkGapsMs, long oraclePromptTokens, long oracleCachedTokens,
                         long[] tokensPerSecond, long[] finishedPerSecond, double maxDispatchLagMs, String stopReason,
-                        long lruCapacityBlocks, long lruCachedTokens, Map<String, Long> tierHitTokens) {
+                        long lruCapacityBlocks, long lruCachedTokens, Map<String, Long> tierHitTokens,
+                        EngineCounts engine) {
 
     public RunResult {
         tierHitTokens = tierHitTokens == null ? Map.of() : Map.copyOf(tierHitTokens);
+        engine = engine == null ? EngineCounts.UNKNOWN : engine;
+    }
+
+    public RunResult(String workload, Instant startedAt, double durationS, List<RequestResult> requests,
+                     LatencyStats chunkGapsMs, long oraclePromptTokens, long oracleCachedTokens, long[] tokensPerSecond,
+                     long[] finishedPerSecond, double maxDispatchLagMs, String stopReason, long lruCapacityBlocks,
+                     long lruCachedTokens, Map<String, Long> tierHitTokens) {
+        this(workload, startedAt, durationS, requests, chunkGapsMs, oraclePromptTokens, oracleCachedTokens, tokensPerSecond,
+                finishedPerSecond, maxDispatchLagMs, stopReason, lruCapacityBlocks, lruCachedTokens, tierHitTokens,
+                EngineCounts.UNKNOWN);
     }
 
     public RunResult(String workload, Instant startedAt, double durationS, List<RequestResult> requests,
@@ -44,6 +56,14 @@ public record RunResult(String workload, Instant startedAt, double durationS, Li
     /** The same run with the workers' per-tier hits. */
     public RunResult withTierHits(Map<String, Long> hits) {
         return new RunResult(workload, startedAt, durationS, requests, chunkGapsMs, oraclePromptTokens, oracleCachedTokens,
-                tokensPerSecond, finishedPerSecond, maxDispatchLagMs, stopReason, lruCapacityBlocks, lruCachedTokens, hits);
+                tokensPerSecond, finishedPerSecond, maxDispatchLagMs, stopReason, lruCapacityBlocks, lruCachedTokens, hits,
+                engine);
+    }
+
+    /** The same run with the cluster's counters over it. */
+    public RunResult withEngine(EngineCounts counts) {
+        return new RunResult(workload, startedAt, durationS, requests, chunkGapsMs, oraclePromptTokens, oracleCachedTokens,
+                tokensPerSecond, finishedPerSecond, maxDispatchLagMs, stopReason, lruCapacityBlocks, lruCachedTokens,
+                tierHitTokens, counts);
     }
 }

@@ -93,4 +93,24 @@ class RunSummaryTest {
         assertThat(SvgChart.esc("<a & \"b\">")).isEqualTo("&lt;a &amp; &quot;b&quot;&gt;");
         assertThat(RequestsCsv.text("a,\"b\"")).isEqualTo("\"a,\"\"b\"\"\"");
     }
+
+    @Test
+    void engineCountsReachTheSummaryAndTheCompareTable() {
+        RunSummary plain = summary(SloPolicy.NONE);
+        RunSummary kv = RunSummary.of(plain.context(), plain.run().withEngine(
+                new io.flotilla.bench.run.EngineCounts(49, 1, 0, 3, 0, 3000, 1000, 600)), SloPolicy.NONE);
+
+        assertThat(kv.overlapExactShare()).isEqualTo(0.98);
+        assertThat(kv.workerCpuMsPerRequest()).as("600 ms over 3 ok requests").isEqualTo(200);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> engine = (Map<String, Object>) kv.toJson().get("engine");
+        assertThat(engine).containsEntry("overlap_exact_share", 0.98).containsEntry("reused_token_share", 0.75)
+                .containsEntry("evaluated_tokens_per_request", 333.333333);
+        assertThat(plain.overlapExactShare()).as("not read: unknown, not 0").isNaN();
+
+        String md = CompareReport.markdown(List.of(plain, kv), 0, "");
+        assertThat(md).contains("| predicted = actual overlap (share of KV-routed requests) | – (–) | 98.0% (–) |")
+                .contains("| engine reused-token share | – (–) | 75.0% (–) |")
+                .contains("| worker CPU per request (ms) | – (–) | 200");
+    }
 }

@@ -254,7 +254,8 @@ public final class GenerationPipeline {
         SamplingParams sampling = job.sampling();
         StopConditions stop = stop(job, remaining);
         metrics.routed(job.model(), booking.mode());
-        RequestEvent.Attempt routed = emit(ctx, new RequestEvent.Routed(decision.getWorkerId(), booking.mode(), booking.router()));
+        RequestEvent.Attempt routed = emit(ctx, new RequestEvent.Routed(decision.getWorkerId(), booking.mode(), booking.router(),
+                new OverlapPrediction(decision.getOverlapBlocks(), context.length)));
         Flux<RequestEvent.Attempt> generation = prefill(job, ctx, decision, context, sampling, stop).flatMapMany(handoff -> {
             GenerateRequest.Builder request = GenerateRequest.newBuilder()
                     .setRequestId(job.requestId())

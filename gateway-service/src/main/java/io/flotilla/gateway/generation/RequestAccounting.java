@@ -66,6 +66,9 @@ public final class RequestAccounting {
             if (cached > 0) {
                 metrics.cachedTokens(model, cached);
             }
+            if (outcome == RequestOutcome.REQUEST_OUTCOME_OK) {
+                p.overlapResult(job.hasher().blockSize()).ifPresent(r -> metrics.overlapPrediction(model, r.tag()));
+            }
         }
         records.publish(RequestRecord.newBuilder()
                     .setId(ctx.requestId())

@@ -24,8 +24,15 @@ public sealed interface RequestEvent {
     record Dispatched(Duration waited) implements RequestEvent {
     }
 
-    /** A worker was chosen: by a router ({@code router ≥ 0}) or by the gateway itself. */
-    record Routed(String worker, RoutingMode mode, int router) implements Attempt {
+    /**
+     * A worker was chosen: by a router ({@code router ≥ 0}) or by the gateway itself; {@code predicted} is the
+     * route's overlap for it and the context routed.
+     */
+    record Routed(String worker, RoutingMode mode, int router, OverlapPrediction predicted) implements Attempt {
+
+        public Routed(String worker, RoutingMode mode, int router) {
+            this(worker, mode, router, new OverlapPrediction(0, 0));
+        }
     }
 
     /** A prefill worker prefilled the prompt and handed the KV over. */

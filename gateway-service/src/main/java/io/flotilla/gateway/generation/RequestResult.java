@@ -19,6 +19,7 @@ import java.util.List;
  * @param worker              the worker serving it (or that last served it); empty before routing
  * @param firstWorker         the worker that produced the first token; empty before it
  * @param mode                how {@code worker} was chosen; null before routing
+ * @param predicted           the overlap the last routing predicted for {@code worker}; null before routing
  * @param prefillWorkerTried  the prefill worker of the current attempt, empty when none
  * @param prefillCachedTokens the prefill worker's cached prompt tokens
  * @param workerCachedTokens  the last worker's cached prompt tokens (from its usage)
@@ -30,14 +31,14 @@ import java.util.List;
  * @param streamedError       an error sent inside a started stream, or null
  */
 public record RequestResult(Instant arrived, TokenLog generated, List<String> excluded, String worker,
-                            String firstWorker, RoutingMode mode, int migrations, Instant firstTokenAt,
+                            String firstWorker, RoutingMode mode, OverlapPrediction predicted, int migrations, Instant firstTokenAt,
                             Instant lastTokenAt, String prefillWorkerTried, int prefillCachedTokens,
                             int workerCachedTokens, boolean handoffUsed, boolean handoffSeen, boolean attemptFinished,
                             Duration queueWait, String finishReason, ApiError streamedError, boolean responseStarted,
                             boolean abandoned) {
 
     public static RequestResult arrived(Instant at) {
-        return new RequestResult(at, TokenLog.EMPTY, List.of(), "", "", null, 0, null, null, "", 0, 0, false, false,
+        return new RequestResult(at, TokenLog.EMPTY, List.of(), "", "", null, null, 0, null, null, "", 0, 0, false, false,
                 false, null, null, null, false, false);
     }
 
@@ -48,6 +49,7 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
         } else if (event instanceof RequestEvent.Routed r) {
             b.worker = r.worker();
             b.mode = r.mode();
+            b.predicted = r.predicted();
             b.attemptFinished = false;
             b.prefillWorkerTried = "";
         } else if (event instanceof RequestEvent.Prefilled p) {
@@ -120,6 +122,18 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
         return Math.min(cached, promptTokens);
     }
 
+    /**
+     * How the last routing's predicted overlap compared with the worker's cached tokens; empty unless the
+     * worker was chosen KV-aware, reported usage, and served without a prefill worker's handoff (whose
+     * cached tokens are the prefill worker's, not the routed one's).
+     */
+    public java.util.Optional<OverlapPrediction.Result> overlapResult(int blockSize) {
+        if (predicted == null || !OverlapPrediction.predicts(mode) || (handoffUsed && !prefillWorkerTried.isEmpty())) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(predicted.judge(workerCachedTokens, blockSize));
+    }
+
     private static final class Builder {
         final Instant arrived;
         TokenLog generated;
@@ -127,6 +141,7 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
         String worker;
         String firstWorker;
         RoutingMode mode;
+        OverlapPrediction predicted;
         int migrations;
         Instant firstTokenAt;
         Instant lastTokenAt;
@@ -149,6 +164,7 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
             worker = r.worker;
             firstWorker = r.firstWorker;
             mode = r.mode;
+            predicted = r.predicted;
             migrations = r.migrations;
             firstTokenAt = r.firstTokenAt;
             lastTokenAt = r.lastTokenAt;
@@ -166,7 +182,7 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
         }
 
         RequestResult build() {
-            return new RequestResult(arrived, generated, excluded, worker, firstWorker, mode, migrations, firstTokenAt,
+            return new RequestResult(arrived, generated, excluded, worker, firstWorker, mode, predicted, migrations, firstTokenAt,
                     lastTokenAt, prefillWorkerTried, prefillCachedTokens, workerCachedTokens, handoffUsed, handoffSeen,
                     attemptFinished, queueWait, finishReason, streamedError, responseStarted, abandoned);
         }

@@ -93,6 +93,16 @@ public final class GatewayMetrics {
         }
     }
 
+    /**
+     * One finished KV-routed request: the route's predicted overlap against the worker's cached tokens, to the
+     * block ({@code exact}, {@code over}: the worker reused fewer blocks than predicted, {@code under}: more).
+     */
+    public void overlapPrediction(String model, String result) {
+        Counter.builder("flotilla.gateway.overlap.predictions")
+                .description("KV-routed requests by how the router's predicted overlap compared with the worker's cached tokens")
+                .tag("model", model).tag("result", result).register(registry).increment();
+    }
+
     public void routed(String model, RoutingMode mode) {
         Counter.builder("flotilla.gateway.routed")
                 .description("Attempts by how their worker was chosen")

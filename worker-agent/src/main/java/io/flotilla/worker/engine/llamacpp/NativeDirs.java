@@ -43,12 +43,13 @@ public final class NativeDirs {
                     removed++;
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             log.debug("cannot list {}: {}", tmp, e.toString());
         }
         return removed;
     }
 
+    /** Deletes {@code dir} as far as it can; another worker may be deleting the same stale folder at once. */
     static void delete(Path dir) {
         try (Stream<Path> walk = Files.walk(dir)) {
             walk.sorted(Comparator.reverseOrder()).forEach(p -> {
@@ -58,7 +59,7 @@ public final class NativeDirs {
                     log.debug("cannot delete {}: {}", p, e.toString());
                 }
             });
-        } catch (IOException e) {
+        } catch (IOException | java.io.UncheckedIOException e) {
             log.debug("cannot walk {}: {}", dir, e.toString());
         }
     }

@@ -1,7 +1,7 @@
 package io.flotilla.bench;
 
 import io.flotilla.bench.client.ClusterAdmin;
-import io.flotilla.bench.client.PrometheusText;
+import io.flotilla.protocol.metrics.PrometheusText;
 import io.flotilla.bench.client.RouterAdmin;
 import io.flotilla.bench.run.EngineCounts;
 import io.flotilla.protocol.Ports;

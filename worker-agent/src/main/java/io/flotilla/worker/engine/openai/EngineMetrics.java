@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.openai;
 
+import io.flotilla.protocol.metrics.PrometheusText;
 /**
  * What one scrape of an external engine's Prometheus endpoint says.
  *

@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.openai;
 
+import io.flotilla.protocol.metrics.PrometheusText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.openai;
 
+import io.flotilla.protocol.metrics.PrometheusText;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

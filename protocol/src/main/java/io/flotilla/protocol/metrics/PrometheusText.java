@@ -1,4 +1,4 @@
-package io.flotilla.worker.engine.openai;
+package io.flotilla.protocol.metrics;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,6 +61,22 @@ public final class PrometheusText {
     }
 
     /** Mean over every series of {@code name}, or empty when there is none. */
+    /**
+     * Sum of {@code name}'s samples whose labels include every one of {@code match}; NaN when there is none (a
+     * reader of several services tells "not exported" from zero).
+     */
+    public double sum(String name, Map<String, String> match) {
+        double total = 0;
+        boolean any = false;
+        for (Sample s : samples()) {
+            if (s.name().equals(name) && s.labels().entrySet().containsAll(match.entrySet())) {
+                total += s.value();
+                any = true;
+            }
+        }
+        return any ? total : Double.NaN;
+    }
+
     public OptionalDouble mean(String name) {
         double sum = 0;
         int n = 0;

@@ -1,4 +1,4 @@
-package io.flotilla.bench.client;
+package io.flotilla.protocol.metrics;
 
 import org.junit.jupiter.api.Test;
 

@@ -62,6 +62,40 @@ final class ClusterUnderTest implements AutoCloseable {
         return new ClusterUnderTest(cluster, up.up(cluster));
     }
 
+    /**
+     * Starts the cluster as a user does, through the launcher's own command line ({@code bin/flotilla up -d ARGS}),
+     * with its state in a fresh temporary directory.
+     */
+    static ClusterUnderTest startWithLauncher(String stateDirPrefix, String... upArgs) throws Exception {
+        Path state = Files.createTempDirectory(stateDirPrefix);
+        return start(state, launcher -> {
+            String home = System.getProperty("flotilla.home");
+            String stateDir = System.getProperty("flotilla.state-dir");
+            System.setProperty("flotilla.home", Path.of("").toAbsolutePath().getParent().toString());
+            System.setProperty("flotilla.state-dir", state.toString());
+            try {
+                String[] args = new String[upArgs.length + 2];
+                args[0] = "up";
+                args[1] = "-d";
+                System.arraycopy(upArgs, 0, args, 2, upArgs.length);
+                int exit = io.flotilla.cluster.launcher.FlotillaCli.execute(args);
+                assertThat(exit).as("bin/flotilla up's exit status (logs in %s/logs)", state).isZero();
+                return launcher.status();
+            } finally {
+                restore("flotilla.home", home);
+                restore("flotilla.state-dir", stateDir);
+            }
+        });
+    }
+
+    private static void restore(String key, String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
+    }
+
     static ClusterUnderTest start(String stateDirPrefix, Up up) throws Exception {
         return start(Files.createTempDirectory(stateDirPrefix), up);
     }

@@ -2,7 +2,6 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.cluster.launcher.FlotillaCli;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.AfterAll;
@@ -12,8 +11,6 @@ import org.junit.jupiter.api.Test;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -37,30 +34,8 @@ class KvTiersLauncherE2ETest {
 
     @BeforeAll
     static void up() throws Exception {
-        Path state = Files.createTempDirectory("flotilla-e2e-tiers-");
-        cluster = ClusterUnderTest.start(state, launcher -> {
-            String home = System.getProperty("flotilla.home");
-            String stateDir = System.getProperty("flotilla.state-dir");
-            System.setProperty("flotilla.home", Path.of("").toAbsolutePath().getParent().toString());
-            System.setProperty("flotilla.state-dir", state.toString());
-            try {
-                int exit = FlotillaCli.execute("up", "-d", "--workers", "1", "--kv-blocks", DEVICE_BLOCKS,
-                        "--kvbm-host", "1GiB", "--kvbm-disk", "2GiB", "--timeout", "240");
-                assertThat(exit).as("bin/flotilla up's exit status (logs in %s/logs)", state).isZero();
-                return launcher.status();
-            } finally {
-                restore("flotilla.home", home);
-                restore("flotilla.state-dir", stateDir);
-            }
-        });
-    }
-
-    private static void restore(String key, String value) {
-        if (value == null) {
-            System.clearProperty(key);
-        } else {
-            System.setProperty(key, value);
-        }
+        cluster = ClusterUnderTest.startWithLauncher("flotilla-e2e-tiers-", "--workers", "1", "--kv-blocks", DEVICE_BLOCKS,
+                "--kvbm-host", "1GiB", "--kvbm-disk", "2GiB", "--timeout", "240");
     }
 
     @AfterAll

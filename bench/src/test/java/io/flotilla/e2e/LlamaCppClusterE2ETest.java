@@ -3,7 +3,6 @@ package io.flotilla.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.flotilla.cluster.launcher.FlotillaCli;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,8 +14,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -41,33 +38,11 @@ class LlamaCppClusterE2ETest {
 
     @BeforeAll
     static void up() throws Exception {
-        Path state = Files.createTempDirectory("flotilla-e2e-llama-");
-        cluster = ClusterUnderTest.start(state, launcher -> {
-            String home = System.getProperty("flotilla.home");
-            String stateDir = System.getProperty("flotilla.state-dir");
-            System.setProperty("flotilla.home", Path.of("").toAbsolutePath().getParent().toString());
-            System.setProperty("flotilla.state-dir", state.toString());
-            try {
-                int exit = FlotillaCli.execute("up", "-d", "--engine", "llama-cpp", "--workers", "2", "--slots", "2",
-                        "--engine-threads", "1", "--timeout", "240");
-                assertThat(exit).as("bin/flotilla up's exit status (logs in %s/logs)", state).isZero();
-                return launcher.status();
-            } finally {
-                restore("flotilla.home", home);
-                restore("flotilla.state-dir", stateDir);
-            }
-        });
+        cluster = ClusterUnderTest.startWithLauncher("flotilla-e2e-llama-", "--engine", "llama-cpp", "--workers", "2", "--slots", "2",
+                "--engine-threads", "1", "--timeout", "240");
         await().atMost(Duration.ofSeconds(30)).until(() -> cluster.routable().size() == 2);
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                 .until(() -> post("/v1/chat/completions", chat("warm up", 2)).statusCode() == 200);
-    }
-
-    private static void restore(String key, String value) {
-        if (value == null) {
-            System.clearProperty(key);
-        } else {
-            System.setProperty(key, value);
-        }
     }
 
     @AfterAll

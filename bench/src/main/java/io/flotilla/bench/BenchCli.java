@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
                 + "streaming). Writes requests.csv, summary.json and report.html to --out.",
         footerHeading = "%nExamples:%n",
         footer = {
-            "  bin/flotilla bench --trace ../shared/workloads/mooncake-synthetic-300.jsonl --speedup 2",
+            "  bin/flotilla bench --trace bench/src/test/resources/mooncake-sample.jsonl --speedup 2",
             "  bin/flotilla bench --groups 16 --prompts-per-group 32 --prefix-len 2048 --rate 20 --arrival bursty",
             "  bin/flotilla bench --sessions 50 --turns 6 --think-time-ms 2000 --slo-ttft-ms 500 --slo-itl-ms 50",
             "  bin/flotilla bench --trace trace.jsonl --speedup 20 --queue-timeout 300s",

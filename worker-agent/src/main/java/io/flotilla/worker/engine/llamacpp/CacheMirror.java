@@ -43,9 +43,9 @@ final class CacheMirror {
         return tokens.length;
     }
 
-    /** Tokens slot {@code slot} holds now. */
-    int[] tokens(int slot) {
-        return tokens[slot].clone();
+    /** How many tokens slot {@code slot} holds now. */
+    int length(int slot) {
+        return tokens[slot].length;
     }
 
     /** Prompt tokens the engine will take from {@code slot}'s cache for {@code prompt} (its prompt-cache rule). */

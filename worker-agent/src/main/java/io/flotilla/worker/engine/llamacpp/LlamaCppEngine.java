@@ -203,14 +203,13 @@ public final class LlamaCppEngine implements Engine {
     private final class Active implements RequestHandle {
         final EngineRequest request;
         final TokenSink sink;
-        final long submittedNanos = System.nanoTime();
         int slot = -1;
         int predicted;
         Integer engineCount;
         boolean alone;
         long startedNanos;
         long firstTokenNanos;
-        int generated;
+        /** The ids streamed so far. */
         final List<Integer> ids = new ArrayList<>();
         boolean exact = true;
         volatile boolean stopped;
@@ -219,6 +218,10 @@ public final class LlamaCppEngine implements Engine {
         Active(EngineRequest request, TokenSink sink) {
             this.request = request;
             this.sink = sink;
+        }
+
+        int generated() {
+            return ids.size();
         }
 
         @Override
@@ -254,7 +257,7 @@ public final class LlamaCppEngine implements Engine {
             if (error != null) {
                 sink.onError(error);
             } else {
-                sink.onFinish(reason, request.promptTokens().length, slot < 0 ? 0 : cached, generated);
+                sink.onFinish(reason, request.promptTokens().length, slot < 0 ? 0 : cached, generated());
             }
         }
 
@@ -458,7 +461,7 @@ public final class LlamaCppEngine implements Engine {
                 byte[] bytes = out.text.getBytes(StandardCharsets.UTF_8);
                 if (last) { // the final result: in a stream its text is empty, the last token came before it
                     if (emptyPending) {
-                        reason = emit(a, pieces.of(new byte[0], a.generated + 1 < a.request.maxTokens()));
+                        reason = emit(a, pieces.of(new byte[0], a.generated() + 1 < a.request.maxTokens()));
                     }
                     break;
                 }
@@ -482,7 +485,7 @@ public final class LlamaCppEngine implements Engine {
                 }
             }
             if (reason == null && error == null && !a.stopped) {
-                reason = a.generated >= a.request.maxTokens() ? FinishReason.FINISH_REASON_LENGTH
+                reason = a.generated() >= a.request.maxTokens() ? FinishReason.FINISH_REASON_LENGTH
                         : FinishReason.FINISH_REASON_STOP;
             }
         } catch (RuntimeException e) {
@@ -514,7 +517,7 @@ public final class LlamaCppEngine implements Engine {
                 }
             }
         }
-        n = Math.min(n, a.request.maxTokens() - a.generated);
+        n = Math.min(n, a.request.maxTokens() - a.generated());
         if (n <= 0) {
             return reason != null ? reason : FinishReason.FINISH_REASON_LENGTH;
         }
@@ -522,7 +525,6 @@ public final class LlamaCppEngine implements Engine {
         if (a.firstTokenNanos == 0) {
             a.firstTokenNanos = System.nanoTime();
         }
-        a.generated += out.length;
         for (int id : out) {
             a.ids.add(id);
         }
@@ -559,12 +561,13 @@ public final class LlamaCppEngine implements Engine {
             running[a.slot] = null;
             if (a.firstTokenNanos > 0) {
                 double firstMs = (a.firstTokenNanos - a.startedNanos) / 1e6;
-                double decodeMs = a.generated > 1 ? (now - a.firstTokenNanos) / 1e6 / (a.generated - 1) : Double.NaN;
+                int generated = a.generated();
+                double decodeMs = generated > 1 ? (now - a.firstTokenNanos) / 1e6 / (generated - 1) : Double.NaN;
                 if (!Double.isNaN(decodeMs)) {
                     lastStepMs = decodeMs;
                 }
                 int computed = prompt.length - (a.engineCount != null ? a.engineCount : a.predicted);
-                timing.accept(new TimingLearner.Sample(computed, firstMs, a.alone, a.generated,
+                timing.accept(new TimingLearner.Sample(computed, firstMs, a.alone, generated,
                         Double.isNaN(decodeMs) ? 0 : decodeMs, kvUsage()));
             }
             settleLocked();
@@ -611,7 +614,7 @@ public final class LlamaCppEngine implements Engine {
     private double kvUsage() {
         long held = 0;
         for (int s = 0; s < running.length; s++) {
-            held += mirror.tokens(s).length;
+            held += mirror.length(s);
         }
         return Math.min(1, (double) held / ((long) settings.slots() * settings.contextPerSlot()));
     }
@@ -635,7 +638,7 @@ public final class LlamaCppEngine implements Engine {
         for (int s = 0; s < running.length; s++) {
             if (running[s] != null) {
                 busy++;
-                activeBlocks += (running[s].request.promptTokens().length + running[s].generated) / hasher.blockSize();
+                activeBlocks += (running[s].request.promptTokens().length + running[s].generated()) / hasher.blockSize();
             }
         }
         long waitingTokens = waiting.stream().mapToLong(w -> w.request.promptTokens().length).sum();
@@ -657,27 +660,28 @@ public final class LlamaCppEngine implements Engine {
      */
     @Override
     public int clearCache() {
-        List<Integer> slots = new ArrayList<>();
+        List<Active> clearing = new ArrayList<>();
         int dropped = 0;
         synchronized (this) {
             if (closed) {
                 return 0;
             }
             for (int s = 0; s < running.length; s++) {
-                if (running[s] == null && mirror.tokens(s).length > 0) {
-                    Active clearing = new Active(EngineRequest.of("clear-cache-" + s, CLEARING_PROMPT, 1), NO_SINK);
-                    running[s] = clearing;
+                if (running[s] == null && mirror.length(s) > 0) {
+                    Active c = new Active(EngineRequest.of("clear-cache-" + s, CLEARING_PROMPT, 1), NO_SINK);
+                    c.slot = s;
+                    running[s] = c;
                     if (engineLog.isPresent()) {
-                        awaitingCount[s].add(clearing); // its reuse line is the engine's, not a request's
+                        awaitingCount[s].add(c); // its reuse line is the engine's, not a request's
                     }
-                    slots.add(s);
+                    clearing.add(c);
                 }
             }
         }
-        for (int s : slots) {
+        for (Active c : clearing) {
+            int s = c.slot;
             try {
-                Map<String, String> json = params(EngineRequest.of("clear-cache", CLEARING_PROMPT, 1), s);
-                json.put("temperature", "0");
+                Map<String, String> json = params(c.request, s); // greedy, one token
                 for (LlamaOutput ignored : model.generate(inference(json))) {
                     // run to its end: the slot now holds the one prompt token
                 }
@@ -773,10 +777,5 @@ public final class LlamaCppEngine implements Engine {
     /** Slots and threads, for the worker's status. */
     public LlamaCppSettings settings() {
         return settings;
-    }
-
-    /** Whether the engine's own reuse counts are being read (the worker's output is a file). */
-    public boolean reuseChecked() {
-        return engineLog.isPresent();
     }
 }

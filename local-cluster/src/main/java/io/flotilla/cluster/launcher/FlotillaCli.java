@@ -182,12 +182,13 @@ public final class FlotillaCli {
                 throw new LauncherException("--engine llama-cpp serves one model (--gguf)");
             }
             LlamaEngine.Prepared p = LlamaEngine.prepare(gguf, modelDirs.isEmpty() ? null : modelDirs.get(0),
-                    slots == null ? 2 : slots, engineThreads == null ? 1 : engineThreads,
-                    contextPerSlot == null ? 4096 : contextPerSlot, workingDir(), stateDir());
+                    slots == null ? LlamaEngine.DEFAULT_SLOTS : slots,
+                    engineThreads == null ? LlamaEngine.DEFAULT_THREADS : engineThreads,
+                    contextPerSlot == null ? LlamaEngine.DEFAULT_CONTEXT_PER_SLOT : contextPerSlot, workingDir(), stateDir());
             modelDirs = new java.util.ArrayList<>(List.of(p.modelDir()));
             if (models.isEmpty()) {
                 models = new java.util.ArrayList<>(List.of(gguf == null ? "flotilla-tiny"
-                        : p.engine().gguf().getFileName().toString().replaceFirst("\\.gguf$", "")));
+                        : LlamaEngine.nameOf(p.engine().gguf())));
             }
             return ExternalEngines.inProcess(p.engine());
         }

@@ -22,6 +22,11 @@ import java.util.List;
  */
 public record LlamaEngine(Path gguf, int slots, int threads, int contextPerSlot) {
 
+    /** The workers' own defaults (flotilla.worker.llama.*), for flags not given and states recorded without them. */
+    static final int DEFAULT_SLOTS = 2;
+    static final int DEFAULT_THREADS = 1;
+    static final int DEFAULT_CONTEXT_PER_SLOT = 4096;
+
     /** The tiny model's seed: the same model on every machine. */
     static final long TINY_SEED = 7;
 
@@ -55,8 +60,7 @@ public record LlamaEngine(Path gguf, int slots, int threads, int contextPerSlot)
             if (modelDir != null) {
                 return new Prepared(new LlamaEngine(file, slots, threads, contextPerSlot), modelDir);
             }
-            String name = file.getFileName().toString().replaceFirst("\\.gguf$", "");
-            Path dir = stateDir.resolve("models").resolve(name);
+            Path dir = stateDir.resolve("models").resolve(nameOf(file));
             TokenizerFiles.write(file, dir);
             return new Prepared(new LlamaEngine(file, slots, threads, contextPerSlot), dir.toString());
         } catch (IOException e) {
@@ -64,6 +68,11 @@ public record LlamaEngine(Path gguf, int slots, int threads, int contextPerSlot)
         } catch (IllegalArgumentException e) {
             throw new LauncherException(e.getMessage() + " (or give the model's own tokenizer with --model-dir DIR)");
         }
+    }
+
+    /** The model's name from its file: {@code qwen.gguf} is {@code qwen}. */
+    static String nameOf(Path gguf) {
+        return gguf.getFileName().toString().replaceFirst("\\.gguf$", "");
     }
 
     /** The engine and the directory the gateway tokenizes with. */
@@ -84,8 +93,9 @@ public record LlamaEngine(Path gguf, int slots, int threads, int contextPerSlot)
     }
 
     static LlamaEngine load(ClusterState state) {
-        return new LlamaEngine(Path.of(state.layout("llama-gguf", "")), Integer.parseInt(state.layout("llama-slots", "2")),
-                Integer.parseInt(state.layout("llama-threads", "1")),
-                Integer.parseInt(state.layout("llama-context-per-slot", "4096")));
+        return new LlamaEngine(Path.of(state.layout("llama-gguf", "")),
+                Integer.parseInt(state.layout("llama-slots", Integer.toString(DEFAULT_SLOTS))),
+                Integer.parseInt(state.layout("llama-threads", Integer.toString(DEFAULT_THREADS))),
+                Integer.parseInt(state.layout("llama-context-per-slot", Integer.toString(DEFAULT_CONTEXT_PER_SLOT))));
     }
 }

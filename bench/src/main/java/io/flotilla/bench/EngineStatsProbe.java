@@ -24,16 +24,14 @@ import java.util.Properties;
  * Counters of the gateway and the workers around one run, for what the client cannot see: how often the
  * router's predicted overlap matched the worker's cached tokens (the gateway's
  * {@code flotilla_gateway_overlap_predictions_total}), what the engines reused and evaluated by their own count
- * (llama.cpp workers' {@code flotilla_worker_llama_*}), and the worker processes' CPU time ({@code /proc/PID/stat},
- * for workers the local launcher started on this machine). Workers are listed by the router; a worker's
+ * (llama.cpp workers' {@code flotilla_worker_llama_*}), and the worker processes' CPU time ({@code ProcessHandle}'s
+ * total CPU time, for workers the local launcher started on this machine). Workers are listed by the router; a worker's
  * management port and pid come from the launcher's state file when it names the worker, else the port from the
  * local layout ({@link Ports}: management = 8100 + n for gRPC 7100 + n). Only workers read both before and after
  * count. Whatever cannot be read is NaN (reported once on {@code err}), never a failed run.
  */
 final class EngineStatsProbe {
 
-    /** Linux reports utime and stime in USER_HZ, 100 per second on every architecture the JDK runs on. */
-    private static final double MS_PER_TICK = 10;
     private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
     private final Snapshot before;
@@ -138,16 +136,15 @@ final class EngineStatsProbe {
                 m.sum("flotilla_worker_llama_evaluated_tokens_total", Map.of()), cpuMs(state.getProperty(w.id() + ".pid"))};
     }
 
-    /** utime + stime of a local process, in ms; NaN when it cannot be read. */
+    /** CPU time (user + system) of a local process, in ms; NaN when it cannot be read. */
     static double cpuMs(String pid) {
         if (pid == null) {
             return Double.NaN;
         }
         try {
-            String stat = Files.readString(Path.of("/proc", pid, "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // the name may hold spaces
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * MS_PER_TICK; // fields 14 and 15 of proc(5)
-        } catch (IOException | RuntimeException e) {
+            return ProcessHandle.of(Long.parseLong(pid.trim())).flatMap(h -> h.info().totalCpuDuration())
+                    .map(d -> d.toNanos() / 1e6).orElse(Double.NaN);
+        } catch (RuntimeException e) {
             return Double.NaN;
         }
     }

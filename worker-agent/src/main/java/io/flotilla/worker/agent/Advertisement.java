@@ -3,6 +3,7 @@ package io.flotilla.worker.agent;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineMeasurements;
 
 import java.util.Optional;
 
@@ -66,7 +67,7 @@ public interface Advertisement {
                 if (configuredBlocks > 0) {
                     return CONFIG;
                 }
-                return engine.reportedKvBlocks() > 0 ? ENGINE : "";
+                return reported() > 0 ? ENGINE : "";
             }
 
             @Override
@@ -75,7 +76,11 @@ public interface Advertisement {
             }
 
             private int blocks() {
-                return configuredBlocks > 0 ? configuredBlocks : Math.max(0, engine.reportedKvBlocks());
+                return configuredBlocks > 0 ? configuredBlocks : Math.max(0, reported());
+            }
+
+            private int reported() {
+                return engine.feature(EngineMeasurements.class).map(EngineMeasurements::reportedKvBlocks).orElse(0);
             }
         };
     }

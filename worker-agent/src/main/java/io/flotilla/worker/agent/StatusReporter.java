@@ -11,8 +11,10 @@ import io.flotilla.protocol.v1.KvTiers;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
+import io.flotilla.worker.engine.AdapterSupport;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineLoad;
+import io.flotilla.worker.engine.EngineMeasurements;
 import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.KvDigest;
 import org.apache.kafka.clients.producer.Producer;
@@ -91,8 +93,8 @@ public final class StatusReporter {
                 .setLeaseMs(leaseMs)
                 .setTs(clock.millis()); // for ordering only: receivers run leases on their own clocks
         advertisement.timing().ifPresent(b::setTiming);
-        engine.kvTiers().ifPresent(t -> b.setKvTiers(advertised(t)));
-        engine.adapters().ifPresent(a -> b.setAdapters(AdapterSlots.newBuilder().addAllLoaded(a.loaded())
+        engine.feature(KvTierStatus.class).ifPresent(t -> b.setKvTiers(advertised(t)));
+        engine.feature(AdapterSupport.class).map(AdapterSupport::adapterStatus).ifPresent(a -> b.setAdapters(AdapterSlots.newBuilder().addAllLoaded(a.loaded())
                 .addAllAvailable(a.available()).setMaxLoaded(a.maxLoaded()).setLoadMs(a.loadMs())
                 .setLoadMsSource(a.loadMsSource())));
         b.setTenantIsolation(engine.tenantIsolation());
@@ -120,7 +122,7 @@ public final class StatusReporter {
         KvDigest d = engine.kvDigest();
         int capacity = advertisement.capacity().getTotalKvBlocks();
         WorkerLoad.Builder b = WorkerLoad.newBuilder();
-        engine.learnedTiming().ifPresent(t -> b.setLearnedTiming(EngineTiming.newBuilder()
+        engine.feature(EngineMeasurements.class).flatMap(EngineMeasurements::learnedTiming).ifPresent(t -> b.setLearnedTiming(EngineTiming.newBuilder()
                         .setPrefillA(t.prefillA()).setPrefillB(t.prefillB()).setPrefillC(t.prefillC())
                         .setDecodeD2(t.decodeD2()).setDecodeD1(t.decodeD1()).setDecodeD0(t.decodeD0()).setSpeedup(1))
                 .setPrefillSamples(t.prefillSamples()).setDecodeSamples(t.decodeSamples()));
@@ -141,7 +143,7 @@ public final class StatusReporter {
                         .setHostXor(d.hostXor())
                         .setDiskCount(d.diskCount())
                         .setDiskXor(d.diskXor()));
-        if (engine.kvTiers().isPresent()) {
+        if (engine.feature(KvTierStatus.class).isPresent()) {
             b.addKvTierUsage(KvTierUsage.newBuilder().setTier(KvTier.KV_TIER_HOST).setUsedBlocks(d.hostCount()));
             b.addKvTierUsage(KvTierUsage.newBuilder().setTier(KvTier.KV_TIER_DISK).setUsedBlocks(d.diskCount()));
         }

@@ -11,13 +11,18 @@ import io.flotilla.worker.api.LocalGenerate;
 import io.flotilla.worker.api.LocalKvPath;
 import io.flotilla.worker.api.WorkerGrpcService;
 import io.flotilla.worker.config.WorkerProperties;
+import io.flotilla.worker.engine.AdapterSupport;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineKvTransfer;
+import io.flotilla.worker.engine.EngineListeners;
+import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.KvTransferSupport;
 import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.KvTransferNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.apache.kafka.clients.producer.Producer;
 import org.springframework.context.SmartLifecycle;
 
@@ -28,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The workers of this JVM ({@code flotilla.worker.instances}, usually one). Started after the
@@ -85,23 +91,31 @@ public final class WorkerFleet implements SmartLifecycle {
                 WorkerIdentity id = new WorkerIdentity(properties.workerId(i), epoch == 0 ? 1 : epoch, role, namespace,
                         sim.blockSize(), host + ":" + properties.grpcPort(i), host + ":" + properties.transferPort(i),
                         host + ":" + managementPort);
-                Engine engine = engines.create(id, i);
                 KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
-                engine.setKvEventListener(events);
+                Timer steps = WorkerMetrics.stepTimer(registry, id);
+                // the engine exists before the worker that advertises it: adapter changes reach the worker once built
+                AtomicReference<WorkerInstance> built = new AtomicReference<>();
+                Engine engine = engines.create(id, i, new EngineListeners(events, ms -> WorkerMetrics.recordStep(steps, ms),
+                        () -> {
+                            WorkerInstance w = built.get();
+                            if (w != null) {
+                                w.advertiseNow();
+                            }
+                        }));
                 Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
                         : Advertisement.external(engine, properties.http().kvCapacityBlocks());
                 StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
                         new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
-                engine.setStepListener(metrics::stepExecuted);
-                metrics.bindAdapters(engine);
-                engine.kvTiers().ifPresent(metrics::bindTiers);
+                engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
+                engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);
                 LocalGenerate local = new LocalGenerate(id, engine, metrics);
                 HandoffPath handoffs = handoffPath(id, engine, local, i);
                 WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
                         deadline -> WorkerInstance.drain(id, engine, status, deadline));
                 WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, service,
                         properties.grpcPort(i), scheduler, properties.heartbeatMs(), properties.loadReportMs());
+                built.set(worker);
                 workers.add(worker);
                 worker.start();
             }
@@ -122,14 +136,14 @@ public final class WorkerFleet implements SmartLifecycle {
         if (!settings.enabledFor(properties.role())) {
             return new LocalKvPath(local);
         }
-        var engineSide = engine.engineKvTransfer();
+        var engineSide = engine.feature(EngineKvTransfer.class);
         if (engineSide.isPresent()) {
             log.info("{}: KV moves engine to engine (kv_transfer_params); handoffs stay usable for {} ms", id.id(),
                     properties.http().handoffTtlMs());
             return new EngineHandoffPath(local, new EngineHandoffs(engineSide.get(), clock,
                     Duration.ofMillis(properties.http().handoffTtlMs())));
         }
-        KvTransferSupport kv = engine.kvTransfer().orElse(null);
+        KvTransferSupport kv = engine.feature(KvTransferSupport.class).orElse(null);
         if (kv == null) {
             log.warn("{}: the engine cannot hand KV off (simulated engines need kv-bytes-per-block > 0); "
                     + "Prefill is refused and handoffs are prefilled locally", id.id());

@@ -41,6 +41,7 @@ public final class WorkerInstance implements AutoCloseable {
     private final int heartbeatMs;
     private final int loadReportMs;
     private ScheduledFuture<?> heartbeats;
+    private volatile boolean started;
     private ScheduledFuture<?> loadReports;
 
     public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
@@ -95,9 +96,8 @@ public final class WorkerInstance implements AutoCloseable {
     /** Opens the endpoint, registers as READY and starts heartbeats and load reports. */
     public synchronized void start() {
         endpoint.start();
-        // a changed adapter set goes out at once, so routers stop pricing a load that already happened
-        engine.setAdapterListener(() -> scheduler.execute(this::heartbeat));
         status.setState(WorkerState.WORKER_STATE_READY);
+        started = true;
         heartbeats = scheduler.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
         loadReports = scheduler.scheduleAtFixedRate(this::reportLoad, loadReportMs, loadReportMs, TimeUnit.MILLISECONDS);
         log.info("{} ready: epoch {}, role {}, model {}, gRPC {}", identity.id(), Long.toUnsignedString(identity.epoch()),
@@ -107,6 +107,16 @@ public final class WorkerInstance implements AutoCloseable {
     /** The resident blocks of every tier, stamped with the KV event seq they correspond to. */
     public KvSnapshot snapshot() {
         return KvSnapshots.snapshot(identity, engine);
+    }
+
+    /**
+     * Publishes a heartbeat now rather than at the next interval (from any thread; nothing before {@link #start()}):
+     * a changed adapter set goes out at once, so routers stop pricing a load that already happened.
+     */
+    public void advertiseNow() {
+        if (started) {
+            scheduler.execute(this::heartbeat);
+        }
     }
 
     /**

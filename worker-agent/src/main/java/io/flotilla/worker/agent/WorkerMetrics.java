@@ -1,6 +1,7 @@
 package io.flotilla.worker.agent;
 
 import io.flotilla.protocol.v1.KvTier;
+import io.flotilla.worker.engine.AdapterSupport;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.kvbm.TierStats;
@@ -41,11 +42,7 @@ public final class WorkerMetrics {
                 .description("Prompt tokens served from resident KV (prefix cache hits)").tags(tags).register(registry);
         prefillTokens = Counter.builder("flotilla.worker.prefill_tokens")
                 .description("Prompt tokens computed (not cached)").tags(tags).register(registry);
-        step = Timer.builder("flotilla.worker.step")
-                .description("Engine step duration").tags(tags)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
-                .register(registry);
+        step = stepTimer(registry, identity);
         FunctionCounter.builder("flotilla.worker.kv_events_dropped", events, KvEventPublisher::dropped)
                 .description("KV event batches dropped because Kafka was unreachable for too long").tags(tags)
                 .register(registry);
@@ -171,8 +168,21 @@ public final class WorkerMetrics {
         prefillTokens.increment(Math.max(0, promptTokens - cachedTokens - importedTokens));
     }
 
-    public void stepExecuted(double stepMs) {
-        step.record(Duration.ofNanos((long) (stepMs * 1_000_000)));
+    /**
+     * The engine step timer of {@code identity}'s worker, as an engine's {@link io.flotilla.worker.engine.EngineListeners#stepMs()}
+     * records into it: the engine is built (and may step) before this class binds the rest of the worker's meters.
+     */
+    public static Timer stepTimer(MeterRegistry registry, WorkerIdentity identity) {
+        return Timer.builder("flotilla.worker.step")
+                .description("Engine step duration").tags(tagsOf(identity))
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+    }
+
+    /** Records one executed engine step of {@code stepMs} milliseconds. */
+    public static void recordStep(Timer steps, double stepMs) {
+        steps.record(Duration.ofNanos((long) (stepMs * 1_000_000)));
     }
 
     /**
@@ -196,20 +206,16 @@ public final class WorkerMetrics {
     }
 
     /** Exports the engine's LoRA adapter slots (when it serves adapters). */
-    public void bindAdapters(Engine engine) {
-        if (engine.adapters().isEmpty()) {
-            return;
-        }
-        Gauge.builder("flotilla.worker.adapters_loaded", engine, e -> e.adapters().map(a -> a.loaded().size()).orElse(0))
+    public void bindAdapters(AdapterSupport adapters) {
+        Gauge.builder("flotilla.worker.adapters_loaded", adapters, a -> a.adapterStatus().loaded().size())
                 .description("LoRA adapters loaded in the engine").tags(tags).register(registry);
-        Gauge.builder("flotilla.worker.adapter_slots", engine, e -> e.adapters().map(a -> a.maxLoaded()).orElse(0))
+        Gauge.builder("flotilla.worker.adapter_slots", adapters, a -> a.adapterStatus().maxLoaded())
                 .description("LoRA adapters the engine holds at once").tags(tags).register(registry);
-        FunctionCounter.builder("flotilla.worker.adapter_loads", engine, e -> e.adapters().map(a -> a.loads()).orElse(0L))
+        FunctionCounter.builder("flotilla.worker.adapter_loads", adapters, a -> a.adapterStatus().loads())
                 .description("LoRA adapters loaded into the engine").tags(tags).register(registry);
-        FunctionCounter.builder("flotilla.worker.adapter_unloads", engine,
-                        e -> e.adapters().map(a -> a.unloads()).orElse(0L))
+        FunctionCounter.builder("flotilla.worker.adapter_unloads", adapters, a -> a.adapterStatus().unloads())
                 .description("LoRA adapters unloaded to make room for another").tags(tags).register(registry);
-        Gauge.builder("flotilla.worker.adapter_load_ms", engine, e -> e.adapters().map(a -> a.loadMs()).orElse(0.0))
+        Gauge.builder("flotilla.worker.adapter_load_ms", adapters, a -> a.adapterStatus().loadMs())
                 .description("What one adapter load costs, as advertised (measured or configured)").tags(tags)
                 .register(registry);
     }

@@ -39,7 +39,7 @@ public final class KvSnapshots {
     /** Per tier capacity, use and totals; only the device (capacity from the load) without lower tiers. */
     public static KvTierStatsResponse tierStats(Engine engine) {
         KvTierStatsResponse.Builder out = KvTierStatsResponse.newBuilder();
-        var tiers = engine.kvTiers();
+        var tiers = engine.feature(KvTierStatus.class);
         if (tiers.isEmpty()) {
             var load = engine.load();
             out.addTiers(KvTierStats.newBuilder().setTier(KvTier.KV_TIER_DEVICE).setCapacityBlocks(load.totalKvBlocks())

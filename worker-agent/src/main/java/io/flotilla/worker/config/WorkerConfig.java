@@ -117,13 +117,13 @@ class WorkerConfig {
                     + " worker(s) with a host KV tier of " + kvbm.hostBytes() + " and their device pools");
         }
         SimScript script = sim.script() == null ? null : SimScript.load(sim.script());
-        return (identity, index) -> SimulatedEngine.startRealTime(sim.engineConfig()
+        return (identity, index, listeners) -> SimulatedEngine.startRealTime(sim.engineConfig()
                 .namespace(identity.namespace())
                 .timing(timing)
                 .adapters(new SimAdapters(properties.lora().adapters(), properties.lora().maxLoaded(),
                         properties.lora().loadMs()))
                 .tiers(kvbm.hostBytes().toBytes() > 0 ? kvbm.settings(identity.id()) : TierSettings.OFF)
-                .build(), script, identity.id() + "-engine");
+                .build(), script, listeners, identity.id() + "-engine");
     }
 
     /**
@@ -145,12 +145,13 @@ class WorkerConfig {
                 Duration.ofMillis(http.requestTimeoutMs()), Duration.ofMillis(http.replayTimeoutMs()), http.maxInFlight(),
                 http.returnTokenIds());
         boolean sglang = "sglang".equals(properties.engine());
-        return (identity, index) -> {
+        return (identity, index, listeners) -> {
             BlockHasher hasher = new BlockHasher(identity.namespace(), identity.blockSize());
             RemoteEngine engine = sglang
-                    ? SglangEngine.start(settings, http.serverInfoPath(), hasher, clock, identity.id() + "-engine")
+                    ? SglangEngine.start(settings, http.serverInfoPath(), hasher, clock, listeners, identity.id() + "-engine")
                     : OpenAiHttpEngine.start(settings, new LoraSettings(properties.lora().paths(),
-                            properties.lora().maxLoaded(), properties.lora().loadMs()), hasher, clock, identity.id() + "-engine");
+                            properties.lora().maxLoaded(), properties.lora().loadMs()), hasher, clock, listeners,
+                            identity.id() + "-engine");
             ExternalEngineMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
             return engine;
         };
@@ -175,9 +176,9 @@ class WorkerConfig {
                 : java.nio.file.Path.of(llama.nativeDir());
         LlamaCppSettings settings = new LlamaCppSettings(java.nio.file.Path.of(llama.gguf()), llama.slots(), llama.threads(),
                 llama.contextPerSlot(), llama.maxWaiting(), nativeDir);
-        return (identity, index) -> {
+        return (identity, index, listeners) -> {
             LlamaCppEngine engine = LlamaCppEngine.start(settings, new BlockHasher(identity.namespace(), identity.blockSize()),
-                    clock, identity.id() + "-engine");
+                    clock, listeners, identity.id() + "-engine");
             LlamaCppMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
             return engine;
         };

@@ -4,17 +4,21 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The port between the worker agent and one inference engine (the built-in simulator, or an
- * adapter for vLLM, SGLang, ...). The agent talks only to this interface.
+ * The port between the worker agent and one inference engine (the built-in simulator, llama.cpp in process, or
+ * an adapter for vLLM, SGLang, ...). The agent talks only to this interface. It is the core every engine
+ * implements; what only some engines can do (KV transfer, tiers, LoRA adapters, self-reported capacity and timing)
+ * is an {@link EngineFeature} found with {@link #feature(Class)}, and the observers an engine calls are given to it
+ * when it is built ({@link EngineListeners}), never set afterwards.
  *
  * <p>Contracts every implementation keeps:
  * <ul>
  *   <li>All methods are thread-safe.</li>
- *   <li>{@link TokenSink} and {@link KvEventListener} callbacks are made on an engine thread, must
+ *   <li>{@link TokenSink} and {@link EngineListeners} callbacks are made on an engine thread, must
  *       not block, and may arrive while the engine holds internal locks: a callback may call
  *       {@link RequestHandle#cancel()} but should hand anything slow to another thread.</li>
  *   <li>KV events are delivered in the exact order the engine stored, evicted and cleared blocks,
- *       numbered by a position that increases by one per {@link KvEventListener#onEvents} call,
+ *       numbered by a position that increases by one per {@link KvEventListener#onEvents} call
+ *       (from 1, including batches emitted while the engine was being built),
  *       and {@link #residentBlocks()} names the position its snapshot corresponds to.</li>
  * </ul>
  */
@@ -65,70 +69,12 @@ public interface Engine extends AutoCloseable {
     int clearCache();
 
     /**
-     * Sets the one listener that receives KV events; set it before the first submit, since events
-     * emitted while no listener is set are dropped (their positions are still used).
+     * The optional capability {@code type} when this engine has it (now: a simulated engine transfers KV only when it
+     * carries payloads); empty otherwise. The default answers with this engine itself when it implements
+     * {@code type}; an engine whose features depend on its configuration or live in other objects overrides it.
      */
-    void setKvEventListener(KvEventListener listener);
-
-    /**
-     * Sets the one observer of executed engine steps, called on the engine thread with each step's
-     * duration in milliseconds. Engines without observable steps (remote servers) never call it.
-     */
-    default void setStepListener(java.util.function.DoubleConsumer stepMs) {
-    }
-
-    /**
-     * Prefill-only execution and KV import through the worker's transfer agent, for disaggregated
-     * serving; empty when the engine cannot (the worker then refuses Prefill and prefills every
-     * handoff locally).
-     */
-    default Optional<KvTransferSupport> kvTransfer() {
-        return Optional.empty();
-    }
-
-    /**
-     * Disaggregated serving where the engine's own KV connector moves the KV between engines (vLLM
-     * {@code kv_transfer_params}); empty when the engine has no such protocol.
-     */
-    default Optional<EngineKvTransfer> engineKvTransfer() {
-        return Optional.empty();
-    }
-
-    /** The engine's KV tiers when it has tiers below the device; empty otherwise. */
-    default Optional<KvTierStatus> kvTiers() {
-        return Optional.empty();
-    }
-
-    /**
-     * KV capacity in blocks of {@link #blockSize()} as the engine itself reports it (vLLM's
-     * {@code num_gpu_blocks}, SGLang's {@code max_total_num_tokens}); 0 while unknown. The simulated
-     * engine's capacity is its configuration, so it answers 0 here and the agent advertises it as such.
-     */
-    default int reportedKvBlocks() {
-        return 0;
-    }
-
-    /**
-     * The engine's timing as learned from its own requests, when it has been measured enough to be
-     * trusted; empty for engines whose timing is known otherwise (the simulator's model) or not yet learned.
-     */
-    default java.util.Optional<TimingEstimate> learnedTiming() {
-        return java.util.Optional.empty();
-    }
-
-    /**
-     * The engine's LoRA adapters; empty when it serves none. A request whose {@link EngineRequest#scope()}
-     * names an adapter the engine cannot serve is an {@link InvalidRequestException}.
-     */
-    default Optional<AdapterStatus> adapters() {
-        return Optional.empty();
-    }
-
-    /**
-     * Sets the one observer called (on an engine thread, must not block) when the set of loaded adapters
-     * changes, so the worker can advertise it at once rather than at its next heartbeat.
-     */
-    default void setAdapterListener(Runnable changed) {
+    default <F extends EngineFeature> Optional<F> feature(Class<F> type) {
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
     /**

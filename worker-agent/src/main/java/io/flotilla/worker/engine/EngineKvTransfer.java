@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * blocks until the decode engine has read them or its own timeout frees them (vLLM:
  * {@code VLLM_NIXL_ABORT_REQUEST_TIMEOUT}); the agent holds no lease on them.
  */
-public interface EngineKvTransfer {
+public interface EngineKvTransfer extends EngineFeature {
 
     /**
      * Runs the prefill of {@code request} for a decode on another engine.

@@ -10,7 +10,7 @@ import java.util.List;
  * it (host memory, disk), their size and use, the link a lower tier's blocks are onboarded over, and
  * their counters. Thread-safe.
  */
-public interface KvTierStatus {
+public interface KvTierStatus extends EngineFeature {
 
     /** Device first, then the lower tiers. A fresh snapshot per call. */
     List<Tier> tiers();

@@ -14,7 +14,7 @@ package io.flotilla.worker.engine;
  *   <li>All methods are thread-safe; callbacks follow the {@link Engine} rules.</li>
  * </ul>
  */
-public interface KvTransferSupport {
+public interface KvTransferSupport extends EngineFeature {
 
     /**
      * Makes the engine keep its KV payload in regions obtained from {@code memory}, so that a transfer

@@ -6,6 +6,7 @@ import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StopConditions;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.openai.AwaitingSink;
 import io.flotilla.worker.engine.openai.FakeVllmServer;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
@@ -70,7 +71,7 @@ class ClientSamplingReachesEnginesTest {
     void vllmsCompletionsBodyCarriesExactlyTheClientsFields() throws Exception {
         try (FakeVllmServer server = new FakeVllmServer()) {
             OpenAiHttpEngine engine = OpenAiHttpEngine.start(OpenAiEngineSettings.of(server.url(), "m"), HASHER,
-                    Clock.systemUTC(), "vllm-test");
+                    Clock.systemUTC(), EngineListeners.NONE, "vllm-test");
             try {
                 check(engine, ignored -> server.lastRequest());
             } finally {
@@ -85,7 +86,7 @@ class ClientSamplingReachesEnginesTest {
             SglangEngine engine = SglangEngine.start(OpenAiEngineSettings.of(fake.url(), "fake/model")
                             .withKvEvents(fake.kvEvents(), fake.kvEventsReplay(), "kv-events")
                             .withScrapeInterval(Duration.ofMillis(50)),
-                    "/get_server_info", HASHER, Clock.systemUTC(), "sglang-test");
+                    "/get_server_info", HASHER, Clock.systemUTC(), EngineListeners.NONE, "sglang-test");
             try {
                 check(engine, ignored -> fake.requests().get(fake.requests().size() - 1).path("sampling_params"));
             } finally {

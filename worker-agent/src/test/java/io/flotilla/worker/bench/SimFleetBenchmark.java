@@ -3,6 +3,7 @@ package io.flotilla.worker.bench;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.engine.sim.ManualClock;
@@ -101,17 +102,16 @@ public final class SimFleetBenchmark {
                     .kvBytesPerBlock(kvBytes)
                     .seed(id)
                     .namespace(KvNamespace.of("flotilla-sim", "cl100k_base", "bf16/bs16/paged"))
-                    .build(), clock, clock);
-            engine.setKvEventListener((position, events) -> {
-                batches.increment();
-                for (KvEvent e : events) {
-                    blockEvents.add(switch (e.getEventCase()) {
-                        case STORED -> e.getStored().getBlocksCount();
-                        case REMOVED -> e.getRemoved().getSeqHashesCount();
-                        default -> 1;
-                    });
-                }
-            });
+                    .build(), clock, clock, EngineListeners.kvEvents((position, events) -> {
+                        batches.increment();
+                        for (KvEvent e : events) {
+                            blockEvents.add(switch (e.getEventCase()) {
+                                case STORED -> e.getStored().getBlocksCount();
+                                case REMOVED -> e.getRemoved().getSeqHashesCount();
+                                default -> 1;
+                            });
+                        }
+                    }));
         }
 
         boolean step() throws InterruptedException {

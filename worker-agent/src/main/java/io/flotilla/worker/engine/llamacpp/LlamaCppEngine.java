@@ -16,7 +16,9 @@ import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.SamplingFeature;
 import io.flotilla.worker.engine.DeadlineExceededException;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineLoad;
+import io.flotilla.worker.engine.EngineMeasurements;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
@@ -65,7 +67,7 @@ import java.util.concurrent.Executors;
  * left out are left out here too, so llama.cpp's own defaults apply (temperature 0.8, top_k 40, top_p 0.95,
  * min_p 0.05); repetition_penalty is llama.cpp's repeat penalty over its last 64 tokens.
  */
-public final class LlamaCppEngine implements Engine {
+public final class LlamaCppEngine implements Engine, EngineMeasurements {
 
     private static final Logger log = LoggerFactory.getLogger(LlamaCppEngine.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -98,7 +100,7 @@ public final class LlamaCppEngine implements Engine {
     private final TimingLearner timing = new TimingLearner(64, 4);
     private final LlamaCppCounters counters = new LlamaCppCounters();
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
-    private KvEventListener listener;
+    private final KvEventListener listener;
     private long position;
     private long uses;
     private boolean draining;
@@ -106,8 +108,9 @@ public final class LlamaCppEngine implements Engine {
     private volatile double lastStepMs;
 
     private LlamaCppEngine(LlamaCppSettings settings, BlockHasher hasher, Clock clock, LlamaModel model,
-                           BpeVocabulary vocab, String name) {
+                           BpeVocabulary vocab, EngineListeners listeners, String name) {
         this.settings = settings;
+        this.listener = listeners.kvEvents();
         this.hasher = hasher;
         this.clock = clock;
         this.model = model;
@@ -139,7 +142,8 @@ public final class LlamaCppEngine implements Engine {
      * @throws IllegalStateException in one line when the machine cannot run the binding (no AVX2, no libgomp) or the
      *                               model cannot be loaded
      */
-    public static LlamaCppEngine start(LlamaCppSettings settings, BlockHasher hasher, Clock clock, String name) {
+    public static LlamaCppEngine start(LlamaCppSettings settings, BlockHasher hasher, Clock clock,
+                                       EngineListeners listeners, String name) {
         BpeVocabulary vocab;
         GgufFile gguf;
         try {
@@ -155,7 +159,7 @@ public final class LlamaCppEngine implements Engine {
         }
         checkMachine();
         LlamaModel model = load(settings);
-        return new LlamaCppEngine(settings, hasher, clock, model, vocab, name);
+        return new LlamaCppEngine(settings, hasher, clock, model, vocab, listeners, name);
     }
 
     private static void checkMachine() {
@@ -602,12 +606,10 @@ public final class LlamaCppEngine implements Engine {
             return;
         }
         position++;
-        if (listener != null) {
-            try {
-                listener.onEvents(position, List.copyOf(events));
-            } catch (RuntimeException e) {
-                log.warn("KV event listener failed: {}", e.toString());
-            }
+        try {
+            listener.onEvents(position, List.copyOf(events));
+        } catch (RuntimeException e) {
+            log.warn("KV event listener failed: {}", e.toString());
         }
     }
 
@@ -713,11 +715,6 @@ public final class LlamaCppEngine implements Engine {
         public void onError(Throwable error) {
         }
     };
-
-    @Override
-    public synchronized void setKvEventListener(KvEventListener listener) {
-        this.listener = listener;
-    }
 
     @Override
     public int reportedKvBlocks() {

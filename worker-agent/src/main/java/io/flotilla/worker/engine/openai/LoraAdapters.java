@@ -58,22 +58,20 @@ final class LoraAdapters {
     private long loads;
     private long unloads;
     private long overcommitted;
-    private volatile Runnable listener = () -> { };
+    private final Runnable listener;
     private long lastDiscoveryNanos;
     private boolean discovered;
 
     /** How often the model list is read again: adapters loaded or unloaded by someone else show up this late. */
     static final Duration DISCOVERY_INTERVAL = Duration.ofSeconds(5);
 
-    LoraAdapters(EngineHttp http, String baseModel, LoraSettings settings, String name) {
+    /** @param changed called when the loaded set changes */
+    LoraAdapters(EngineHttp http, String baseModel, LoraSettings settings, String name, Runnable changed) {
         this.http = http;
         this.baseModel = baseModel;
         this.settings = settings;
         this.name = name;
-    }
-
-    void setListener(Runnable listener) {
-        this.listener = listener;
+        this.listener = changed;
     }
 
     /**

@@ -5,6 +5,7 @@ import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.engine.DeadlineExceededException;
 import io.flotilla.worker.engine.EngineException;
 import io.flotilla.worker.engine.EngineKvTransfer;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
@@ -15,7 +16,6 @@ import reactor.core.publisher.Mono;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -28,19 +28,20 @@ import java.util.concurrent.CompletableFuture;
 public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTransfer {
 
     private OpenAiHttpEngine(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
-                             String name) {
-        super(settings, lora, hasher, clock, name);
+                             EngineListeners listeners, String name) {
+        super(settings, lora, hasher, clock, listeners, name);
     }
 
-    /** An adapter for the engine server {@code settings} names, scraping it from now on. */
-    public static OpenAiHttpEngine start(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock, String name) {
-        return start(settings, LoraSettings.NONE, hasher, clock, name);
+    /** An adapter for the engine server {@code settings} names, scraping it (and reading its KV events) from now on. */
+    public static OpenAiHttpEngine start(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock,
+                                         EngineListeners listeners, String name) {
+        return start(settings, LoraSettings.NONE, hasher, clock, listeners, name);
     }
 
-    /** As {@link #start(OpenAiEngineSettings, BlockHasher, Clock, String)}, loading LoRA adapters as {@code lora} says. */
+    /** As {@link #start(OpenAiEngineSettings, BlockHasher, Clock, EngineListeners, String)}, loading LoRA adapters as {@code lora} says. */
     public static OpenAiHttpEngine start(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
-                                         String name) {
-        OpenAiHttpEngine engine = new OpenAiHttpEngine(settings, lora, hasher, clock, name);
+                                         EngineListeners listeners, String name) {
+        OpenAiHttpEngine engine = new OpenAiHttpEngine(settings, lora, hasher, clock, listeners, name);
         engine.startScraping();
         return engine;
     }
@@ -130,9 +131,4 @@ public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTran
         return CompletionBody.CAPABILITIES;
     }
 
-    /** vLLM's {@code kv_transfer_params} protocol; whether the engine has a KV connector shows per request. */
-    @Override
-    public Optional<EngineKvTransfer> engineKvTransfer() {
-        return Optional.of(this);
-    }
 }

@@ -1,13 +1,15 @@
 package io.flotilla.worker.engine.openai;
 
 import io.flotilla.protocol.hash.BlockHasher;
-import io.flotilla.worker.engine.AdapterStatus;
+import io.flotilla.worker.engine.AdapterSupport;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineFeature;
+import io.flotilla.worker.engine.EngineListeners;
+import io.flotilla.worker.engine.EngineMeasurements;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.InvalidRequestException;
-import io.flotilla.worker.engine.KvEventListener;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
 import io.flotilla.worker.engine.TimingEstimate;
@@ -44,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
  * answering. When the engine turns healthy again after an outage its KV view is reset and re-read from
  * the replay buffer, since a restarted engine's hashes mean other blocks.
  */
-public abstract class RemoteEngine implements Engine {
+public abstract class RemoteEngine implements Engine, EngineMeasurements {
 
     private static final Logger log = LoggerFactory.getLogger(RemoteEngine.class);
     private static final int FORGOTTEN_TRANSLATIONS = 1 << 16;
@@ -65,14 +67,16 @@ public abstract class RemoteEngine implements Engine {
     private final VllmKvEventSubscriber subscriber;
     /** The engine's LoRA adapters; null for an engine whose adapter serves none. */
     private final LoraAdapters loras;
-    private boolean subscribed;
+    private final AdapterSupport adapterSupport;
 
-    protected RemoteEngine(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock, String name) {
-        this(settings, null, hasher, clock, name);
+    protected RemoteEngine(OpenAiEngineSettings settings, BlockHasher hasher, Clock clock, EngineListeners listeners,
+                           String name) {
+        this(settings, null, hasher, clock, listeners, name);
     }
 
     /** @param lora the adapters it may load (vLLM), or null when the engine's API serves no LoRA adapter here */
-    protected RemoteEngine(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock, String name) {
+    protected RemoteEngine(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
+                           EngineListeners listeners, String name) {
         this.settings = settings;
         this.hasher = hasher;
         this.clock = clock;
@@ -82,12 +86,14 @@ public abstract class RemoteEngine implements Engine {
         Duration scrapeTimeout = Duration.ofMillis(Math.max(500, 4 * settings.scrapeInterval().toMillis()));
         this.scraper = new EngineMetricsScraper(http.control(), settings.resolve(settings.metricsPath()),
                 settings.resolve(settings.healthPath()), hasher.blockSize(), settings.unhealthyAfter(), scrapeTimeout);
-        this.loras = lora == null ? null : new LoraAdapters(http, settings.servedModel(), lora, name);
+        this.loras = lora == null ? null : new LoraAdapters(http, settings.servedModel(), lora, name,
+                listeners.adaptersChanged());
+        this.adapterSupport = loras == null ? null : loras::status;
         if (loras != null) {
             scraper.afterGoodRound(loras::discover);
         }
         if (settings.hasKvEvents()) {
-            this.feed = new VllmKvEventFeed(hasher, kvCounters, FORGOTTEN_TRANSLATIONS);
+            this.feed = new VllmKvEventFeed(hasher, kvCounters, FORGOTTEN_TRANSLATIONS, listeners.kvEvents());
             this.subscriber = new VllmKvEventSubscriber(settings.kvEvents(), settings.kvEventsReplay(),
                     settings.kvEventsTopic(), settings.replayTimeout(), feed, name + "-kv-events");
             // an engine that was down may come back as a new process whose hashes mean other blocks
@@ -102,8 +108,11 @@ public abstract class RemoteEngine implements Engine {
         }
     }
 
-    /** Starts scraping; subclasses call it at the end of their start-up. */
+    /** Starts scraping and the KV event subscription; subclasses call it at the end of their start-up. */
     protected final void startScraping() {
+        if (subscriber != null) {
+            subscriber.start();
+        }
         scraper.start(settings.scrapeInterval(), name + "-scrape");
         log.info("{}: external engine at {} serving '{}' (KV events: {})", name, settings.url(), settings.servedModel(),
                 settings.hasKvEvents() ? settings.kvEvents() : "off");
@@ -191,16 +200,10 @@ public abstract class RemoteEngine implements Engine {
         return loras;
     }
 
+    /** {@link AdapterSupport} when LoRA adapters are configured, and what the default finds on this class. */
     @Override
-    public Optional<AdapterStatus> adapters() {
-        return loras == null ? Optional.empty() : Optional.of(loras.status());
-    }
-
-    @Override
-    public void setAdapterListener(Runnable changed) {
-        if (loras != null) {
-            loras.setListener(changed);
-        }
+    public <F extends EngineFeature> Optional<F> feature(Class<F> type) {
+        return type == AdapterSupport.class ? Optional.ofNullable(adapterSupport).map(type::cast) : Engine.super.feature(type);
     }
 
     /** Whether the KV events (when there are any) can tell which tenant's salt each stored block was hashed with. */
@@ -270,18 +273,6 @@ public abstract class RemoteEngine implements Engine {
             Thread.currentThread().interrupt();
         }
         return 0;
-    }
-
-    @Override
-    public synchronized void setKvEventListener(KvEventListener listener) {
-        if (feed == null) {
-            return;
-        }
-        feed.setListener(listener);
-        if (!subscribed && !inFlight.isClosed()) {
-            subscribed = true;
-            subscriber.start();
-        }
     }
 
     /** False until the engine has answered health and metrics once, and after it stops answering. */

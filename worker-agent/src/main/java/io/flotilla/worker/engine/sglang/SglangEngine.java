@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.sglang;
 
 import io.flotilla.protocol.hash.BlockHasher;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.openai.ChunkDecoder;
 import io.flotilla.worker.engine.openai.OpenAiEngineSettings;
@@ -36,15 +37,16 @@ public final class SglangEngine extends RemoteEngine {
     private volatile long nextInfoAttemptNanos;
     private int warnedPageSize;
 
-    private SglangEngine(OpenAiEngineSettings settings, String serverInfoPath, BlockHasher hasher, Clock clock, String name) {
-        super(settings, hasher, clock, name);
+    private SglangEngine(OpenAiEngineSettings settings, String serverInfoPath, BlockHasher hasher, Clock clock,
+                         EngineListeners listeners, String name) {
+        super(settings, hasher, clock, listeners, name);
         this.serverInfoPath = serverInfoPath;
     }
 
-    /** An adapter for the SGLang server {@code settings} names, scraping it from now on. */
+    /** An adapter for the SGLang server {@code settings} names, scraping it (and reading its KV events) from now on. */
     public static SglangEngine start(OpenAiEngineSettings settings, String serverInfoPath, BlockHasher hasher, Clock clock,
-                                     String name) {
-        SglangEngine engine = new SglangEngine(settings, serverInfoPath, hasher, clock, name);
+                                     EngineListeners listeners, String name) {
+        SglangEngine engine = new SglangEngine(settings, serverInfoPath, hasher, clock, listeners, name);
         engine.startScraping();
         return engine;
     }

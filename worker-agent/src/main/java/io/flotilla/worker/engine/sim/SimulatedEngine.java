@@ -2,13 +2,14 @@ package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.TenantIsolation;
-import io.flotilla.worker.engine.AdapterStatus;
+import io.flotilla.worker.engine.AdapterSupport;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.engine.EngineFeature;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.KvDigest;
-import io.flotilla.worker.engine.KvEventListener;
 import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.KvTransferSupport;
 import io.flotilla.worker.engine.RequestHandle;
@@ -24,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.DoubleConsumer;
 import java.util.function.Function;
 
 /**
@@ -64,34 +64,30 @@ public final class SimulatedEngine implements Engine {
     private final KvExchange exchange;
     private final SimKvTransfer transfer;
     private final SimTierStatus tierStatus;
-    private volatile KvEventListener listener;
-    private volatile DoubleConsumer stepListener = ms -> { };
+    private final EngineListeners listeners;
+    /** Present when LoRA adapters are configured. */
+    private final AdapterSupport adapterSupport;
     private Thread driver;
     private boolean closed;
     private CompletableFuture<Void> drained;
 
-    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper) {
-        this(config, clock, sleeper, (SimScript) null);
-    }
-
-    /** @param tierIo where the lower KV tiers copy (tests pass a manual one); unused without tiers */
-    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, TierIo tierIo) {
-        this(config, clock, sleeper, null, tierIo);
-    }
-
-    /** An engine that answers the prompts {@code script} has rules for with their replies (null: none). */
-    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script) {
-        this(config, clock, sleeper, script, Scheduler.tierThread(config, "kv-tiers"));
+    /** An engine on {@code clock} and {@code sleeper} (tests pass a manual one), not started, with no scripted replies. */
+    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, EngineListeners listeners) {
+        this(config, clock, sleeper, listeners, null, Scheduler.tierThread(config, "kv-tiers"));
     }
 
     /**
-     * @param script replies for the prompts it has rules for (null: none)
-     * @param tierIo where the lower KV tiers copy (tests pass a manual one); unused without tiers
+     * @param listeners its observers; KV events pending from construction (a restarted disk tier's blocks) go to
+     *                  them as batch 1 before this returns
+     * @param script    replies for the prompts it has rules for (null: none)
+     * @param tierIo    where the lower KV tiers copy; unused without tiers
      */
-    public SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, SimScript script, TierIo tierIo) {
+    private SimulatedEngine(SimEngineConfig config, Clock clock, Sleeper sleeper, EngineListeners listeners,
+                            SimScript script, TierIo tierIo) {
         this.config = config;
         this.clock = clock;
         this.sleeper = sleeper;
+        this.listeners = listeners;
         this.scheduler = new Scheduler(config, this::deliverEvents, script, tierIo);
         this.exchange = new KvExchange(scheduler);
         this.transfer = config.kvBytesPerBlock() > 0 ? new SimKvTransfer(this) : null;
@@ -100,6 +96,14 @@ public final class SimulatedEngine implements Engine {
             this.tierStatus = new SimTierStatus(this);
         } else {
             this.tierStatus = null;
+        }
+        scheduler.adapters().setListener(listeners.adaptersChanged());
+        this.adapterSupport = scheduler.adapters().enabled() ? () -> withScheduler(s -> s.adapters().status()) : null;
+        lock.lock();
+        try {
+            scheduler.flushEvents();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -119,13 +123,14 @@ public final class SimulatedEngine implements Engine {
     }
 
     /** An engine on the system clock, already started. */
-    public static SimulatedEngine startRealTime(SimEngineConfig config, String name) {
-        return startRealTime(config, null, name);
+    public static SimulatedEngine startRealTime(SimEngineConfig config, EngineListeners listeners, String name) {
+        return startRealTime(config, null, listeners, name);
     }
 
     /** An engine on the system clock with scripted replies ({@code script} may be null), already started. */
-    public static SimulatedEngine startRealTime(SimEngineConfig config, SimScript script, String name) {
-        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, script,
+    public static SimulatedEngine startRealTime(SimEngineConfig config, SimScript script, EngineListeners listeners,
+                                                String name) {
+        return new SimulatedEngine(config, Clock.systemUTC(), Sleeper.SYSTEM, listeners, script,
                 Scheduler.tierThread(config, name + "-kv-tiers")).start(name);
     }
 
@@ -195,51 +200,23 @@ public final class SimulatedEngine implements Engine {
         return withScheduler(Scheduler::clearCache);
     }
 
-    @Override
-    public void setStepListener(DoubleConsumer stepMs) {
-        this.stepListener = stepMs;
-    }
-
-    /** Sets the listener and delivers what is pending at once (a restarted disk tier's blocks, as batch 1). */
-    @Override
-    public Optional<AdapterStatus> adapters() {
-        return withScheduler(s -> s.adapters().enabled() ? Optional.of(s.adapters().status()) : Optional.empty());
-    }
-
-    @Override
-    public void setAdapterListener(Runnable changed) {
-        withScheduler(s -> {
-            s.adapters().setListener(changed);
-            return null;
-        });
-    }
-
     /** Salts apply from the first block past the request's public prefix ({@link io.flotilla.protocol.hash.KvScope}). */
     @Override
     public TenantIsolation tenantIsolation() {
         return TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX;
     }
 
+    /**
+     * {@link KvTransferSupport} when KV payloads are enabled ({@code kvBytesPerBlock > 0}), {@link KvTierStatus} when
+     * it has tiers below the device, {@link AdapterSupport} when LoRA adapters are configured.
+     */
     @Override
-    public void setKvEventListener(KvEventListener listener) {
-        lock.lock();
-        try {
-            this.listener = listener;
-            scheduler.flushEvents();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public Optional<KvTierStatus> kvTiers() {
-        return Optional.ofNullable(tierStatus);
-    }
-
-    /** Present when KV payloads are enabled ({@code kvBytesPerBlock > 0}). */
-    @Override
-    public Optional<KvTransferSupport> kvTransfer() {
-        return Optional.ofNullable(transfer);
+    public <F extends EngineFeature> Optional<F> feature(Class<F> type) {
+        Object feature = type == KvTransferSupport.class ? transfer
+                : type == KvTierStatus.class ? tierStatus
+                : type == AdapterSupport.class ? adapterSupport
+                : null;
+        return Optional.ofNullable(feature).map(type::cast);
     }
 
     @Override
@@ -429,7 +406,7 @@ public final class SimulatedEngine implements Engine {
                 if (!closed) {
                     scheduler.complete(plan);
                 }
-                stepListener.accept(plan.stepMs());
+                listeners.stepMs().accept(plan.stepMs());
             } finally {
                 lock.unlock();
             }
@@ -463,10 +440,7 @@ public final class SimulatedEngine implements Engine {
     }
 
     private void deliverEvents(long position, List<KvEvent> events) {
-        KvEventListener l = listener;
-        if (l != null) {
-            l.onEvents(position, events);
-        }
+        listeners.kvEvents().onEvents(position, events);
     }
 
     /** Serialises cancel with the driver. */

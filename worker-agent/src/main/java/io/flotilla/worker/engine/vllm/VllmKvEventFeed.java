@@ -24,21 +24,18 @@ public final class VllmKvEventFeed {
 
     private final KvEventTranslator translator;
     private final KvEventCounters counters;
-    private KvEventListener listener;
+    private final KvEventListener listener;
     private long position;
 
-    public VllmKvEventFeed(BlockHasher hasher, KvEventCounters counters, int forgottenCapacity) {
+    /** @param listener receives every translated batch, numbered from 1 */
+    public VllmKvEventFeed(BlockHasher hasher, KvEventCounters counters, int forgottenCapacity, KvEventListener listener) {
         this.translator = new KvEventTranslator(hasher, counters, forgottenCapacity);
         this.counters = counters;
+        this.listener = listener;
     }
 
     public KvEventCounters counters() {
         return counters;
-    }
-
-    /** Sets the one listener; batches delivered while none is set are dropped but keep their positions. */
-    public synchronized void setListener(KvEventListener listener) {
-        this.listener = listener;
     }
 
     /** Applies one engine batch, in engine sequence order. */
@@ -85,9 +82,6 @@ public final class VllmKvEventFeed {
             return;
         }
         position++;
-        if (listener == null) {
-            return;
-        }
         try {
             listener.onEvents(position, List.copyOf(events));
         } catch (RuntimeException e) { // the listener's failure must not stop the event thread

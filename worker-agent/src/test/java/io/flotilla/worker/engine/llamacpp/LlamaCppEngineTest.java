@@ -5,6 +5,7 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.KvEvent;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.InvalidRequestException;
 import io.flotilla.worker.engine.SamplingOptions;
@@ -39,12 +40,11 @@ class LlamaCppEngineTest {
         Path dir = Files.createTempDirectory("llama-engine-");
         TinyModel.Written model = TinyModel.write(dir, 7);
         engine = LlamaCppEngine.start(new LlamaCppSettings(model.gguf(), 2, 1, 2048, 8, dir.resolve("native")), HASHER,
-                Clock.systemUTC(), "test-engine");
-        engine.setKvEventListener((position, batch) -> {
-            synchronized (events) {
-                events.add(batch);
-            }
-        });
+                Clock.systemUTC(), EngineListeners.kvEvents((position, batch) -> {
+                    synchronized (events) {
+                        events.add(batch);
+                    }
+                }), "test-engine");
     }
 
     @AfterAll

@@ -3,6 +3,7 @@ package io.flotilla.worker.engine.openai;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
@@ -54,7 +55,8 @@ class ExternalEngineKvTest {
     ExternalEngineKvTest() throws IOException {
         http.metrics = FakeVllmServer.vllmMetrics(0, 0, 0, 4, 1024);
         engine = OpenAiHttpEngine.start(OpenAiEngineSettings.of(http.url(), "m")
-                .withKvEvents(zmq.endpoint(), zmq.replayEndpoint(), "kv-events"), HASHER, Clock.systemUTC(), "vllm-0");
+                .withKvEvents(zmq.endpoint(), zmq.replayEndpoint(), "kv-events"), HASHER, Clock.systemUTC(),
+                EngineListeners.kvEvents(indexer), "vllm-0");
     }
 
     @AfterEach
@@ -66,7 +68,6 @@ class ExternalEngineKvTest {
 
     @Test
     void servesARequestAndPublishesTheBlocksUnderFlotillaIdentity() {
-        engine.setKvEventListener(indexer);
         zmq.awaitSubscriber(Duration.ofSeconds(5));
 
         http.cachedTokens = 8;
@@ -96,7 +97,6 @@ class ExternalEngineKvTest {
 
     @Test
     void blocksOfAnotherBlockSizeAreCountedNotClaimed() {
-        engine.setKvEventListener(indexer);
         zmq.awaitSubscriber(Duration.ofSeconds(5));
         zmq.publish(batchArray(1.0, List.of(storedArray(hashes(E0), null, Arrays.copyOfRange(PROMPT, 0, 8), 8, null, null, false)), null));
         await().atMost(Duration.ofSeconds(10)).until(() -> engine.kvEventCounters().batches() == 1);
@@ -109,8 +109,7 @@ class ExternalEngineKvTest {
         RecordingKvListener simIndexer = new RecordingKvListener();
         SimEngineConfig config = SimEngineConfig.builder().blockSize(4).totalBlocks(64).kvBytesPerBlock(0)
                 .namespace(NAMESPACE).seed(1).build();
-        try (SimulatedEngine sim = SimulatedEngine.startRealTime(config, "sim")) {
-            sim.setKvEventListener(simIndexer);
+        try (SimulatedEngine sim = SimulatedEngine.startRealTime(config, EngineListeners.kvEvents(simIndexer), "sim")) {
             for (int[] prompt : List.of(PROMPT, PROMPT2)) {
                 AwaitingSink sink = new AwaitingSink();
                 sim.submit(EngineRequest.of("s" + prompt[8], prompt, 1), sink);

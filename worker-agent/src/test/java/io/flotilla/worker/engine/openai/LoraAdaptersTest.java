@@ -4,6 +4,8 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.hash.KvScope;
 import io.flotilla.worker.engine.AdapterStatus;
+import io.flotilla.worker.engine.AdapterSupport;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.InvalidRequestException;
 import org.junit.jupiter.api.AfterEach;
@@ -33,8 +35,7 @@ class LoraAdaptersTest {
     private OpenAiHttpEngine start(int maxLoaded) {
         engine = OpenAiHttpEngine.start(OpenAiEngineSettings.of(server.url(), "served-model"),
                 new LoraSettings(Map.of("sql", "/loras/sql", "chat", "/loras/chat"), maxLoaded, 700), HASHER,
-                Clock.systemUTC(), "lora-engine");
-        engine.setAdapterListener(changes::incrementAndGet);
+                Clock.systemUTC(), EngineListeners.NONE.withAdaptersChanged(changes::incrementAndGet), "lora-engine");
         return engine;
     }
 
@@ -55,14 +56,14 @@ class LoraAdaptersTest {
     @Test
     void aConfiguredAdapterIsLoadedOnFirstUseAndNamedAsTheModel() {
         start(2);
-        assertThat(engine.adapters().orElseThrow().available()).containsExactly("chat", "sql");
-        assertThat(engine.adapters().orElseThrow().loadMsSource()).isEqualTo(AdapterStatus.CONFIGURED);
+        assertThat(engine.feature(AdapterSupport.class).orElseThrow().adapterStatus().available()).containsExactly("chat", "sql");
+        assertThat(engine.feature(AdapterSupport.class).orElseThrow().adapterStatus().loadMsSource()).isEqualTo(AdapterStatus.CONFIGURED);
         server.loraLoadDelayMs = 30;
         run("1", KvScope.lora("sql"));
         assertThat(server.loraCalls).containsExactly("+sql");
         assertThat(server.loras).containsEntry("sql", "/loras/sql");
         assertThat(server.lastRequest().path("model").asString()).isEqualTo("sql");
-        AdapterStatus status = engine.adapters().orElseThrow();
+        AdapterStatus status = engine.feature(AdapterSupport.class).orElseThrow().adapterStatus();
         assertThat(status.loaded()).containsExactly("sql");
         assertThat(status.loads()).isEqualTo(1);
         assertThat(status.loadMsSource()).isEqualTo(AdapterStatus.MEASURED);
@@ -82,8 +83,8 @@ class LoraAdaptersTest {
         run("2", KvScope.lora("chat"));
         assertThat(server.loraCalls).containsExactly("+sql", "-sql", "+chat");
         // The fake records a call when it arrives; the engine marks the adapter unloaded when the answer does.
-        await().atMost(Duration.ofSeconds(5)).until(() -> engine.adapters().orElseThrow().loaded().equals(java.util.List.of("chat")));
-        AdapterStatus status = engine.adapters().orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> engine.feature(AdapterSupport.class).orElseThrow().adapterStatus().loaded().equals(java.util.List.of("chat")));
+        AdapterStatus status = engine.feature(AdapterSupport.class).orElseThrow().adapterStatus();
         assertThat(status.loads()).isEqualTo(2);
         assertThat(status.unloads()).isEqualTo(1);
     }
@@ -92,8 +93,8 @@ class LoraAdaptersTest {
     void adaptersTheEngineListsAreDiscoveredAndAnUnknownOneIsRefused() {
         server.loras.put("disc", "/models/disc");
         start(4);
-        await().atMost(Duration.ofSeconds(5)).until(() -> engine.adapters().orElseThrow().loaded().contains("disc"));
-        assertThat(engine.adapters().orElseThrow().available()).contains("disc", "sql", "chat");
+        await().atMost(Duration.ofSeconds(5)).until(() -> engine.feature(AdapterSupport.class).orElseThrow().adapterStatus().loaded().contains("disc"));
+        assertThat(engine.feature(AdapterSupport.class).orElseThrow().adapterStatus().available()).contains("disc", "sql", "chat");
         run("1", KvScope.lora("disc"));
         assertThat(server.loraCalls).as("already loaded by the engine").isEmpty();
         assertThat(server.lastRequest().path("model").asString()).isEqualTo("disc");

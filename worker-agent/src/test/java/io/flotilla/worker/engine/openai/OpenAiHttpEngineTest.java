@@ -4,6 +4,7 @@ import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.worker.engine.DeadlineExceededException;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
@@ -43,7 +44,7 @@ class OpenAiHttpEngineTest {
     }
 
     private static OpenAiHttpEngine start(OpenAiEngineSettings settings) {
-        return OpenAiHttpEngine.start(settings, HASHER, Clock.systemUTC(), "test-engine");
+        return OpenAiHttpEngine.start(settings, HASHER, Clock.systemUTC(), EngineListeners.NONE, "test-engine");
     }
 
     @AfterEach

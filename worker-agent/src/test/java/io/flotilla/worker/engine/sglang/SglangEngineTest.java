@@ -3,6 +3,7 @@ package io.flotilla.worker.engine.sglang;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.SamplingOptions;
 import io.flotilla.worker.engine.openai.AwaitingSink;
@@ -30,9 +31,10 @@ class SglangEngineTest {
     private static final BlockHasher HASHER = new BlockHasher(KvNamespace.of("m", "tok", "bf16/bs16/paged"), 16);
 
     private final FakeSglangEngine fake = FakeSglangEngine.start(16, 7);
+    private final RecordingKvListener listener = new RecordingKvListener();
     private final SglangEngine engine = SglangEngine.start(OpenAiEngineSettings.of(fake.url(), "fake/model")
             .withKvEvents(fake.kvEvents(), fake.kvEventsReplay(), "kv-events").withScrapeInterval(Duration.ofMillis(50)),
-            "/get_server_info", HASHER, Clock.systemUTC(), "sglang-test");
+            "/get_server_info", HASHER, Clock.systemUTC(), EngineListeners.kvEvents(listener), "sglang-test");
 
     SglangEngineTest() throws IOException {
     }
@@ -118,8 +120,6 @@ class SglangEngineTest {
 
     @Test
     void kvEventsOfCachedPagesBecomeTheWorkersSeqHashes() {
-        RecordingKvListener listener = new RecordingKvListener();
-        engine.setKvEventListener(listener);
         fake.awaitSubscriber(Duration.ofSeconds(10));
         int[] p = prompt(40, 3);
         AwaitingSink sink = new AwaitingSink();

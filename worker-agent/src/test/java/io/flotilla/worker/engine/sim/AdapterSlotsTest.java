@@ -2,6 +2,8 @@ package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.hash.KvScope;
 import io.flotilla.worker.engine.AdapterStatus;
+import io.flotilla.worker.engine.AdapterSupport;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.InvalidRequestException;
 import org.junit.jupiter.api.Test;
 
@@ -20,9 +22,8 @@ class AdapterSlotsTest {
 
     private SimulatedEngine engine(int slots, double loadMs, double speedup) {
         SimulatedEngine e = new SimulatedEngine(SimTesting.small().speedup(speedup)
-                .adapters(new SimAdapters(List.of("sql", "chat", "code"), slots, loadMs)).build(), clock, clock);
-        e.setKvEventListener(new KvEventReplay());
-        e.setAdapterListener(() -> changes.add(() -> { }));
+                .adapters(new SimAdapters(List.of("sql", "chat", "code"), slots, loadMs)).build(), clock, clock,
+                EngineListeners.kvEvents(new KvEventReplay()).withAdaptersChanged(() -> changes.add(() -> { })));
         return e;
     }
 
@@ -61,7 +62,7 @@ class AdapterSlotsTest {
             runUntilDone(e, second);
             assertThat(clock.elapsed().toMillis() - before).as("loaded already: one prefill step").isLessThan(50);
 
-            AdapterStatus status = e.adapters().orElseThrow();
+            AdapterStatus status = e.feature(AdapterSupport.class).orElseThrow().adapterStatus();
             assertThat(status.loaded()).containsExactly("sql");
             assertThat(status.available()).containsExactly("sql", "chat", "code");
             assertThat(status.loadMs()).isEqualTo(200.0);
@@ -94,7 +95,7 @@ class AdapterSlotsTest {
             runUntilDone(e, sql);
             e.submit(request("chat", prompt(8, 2), 1).withScope(KvScope.lora("chat")), chat);
             runUntilDone(e, chat);
-            assertThat(e.adapters().orElseThrow().loaded()).containsExactly("chat", "sql");
+            assertThat(e.feature(AdapterSupport.class).orElseThrow().adapterStatus().loaded()).containsExactly("chat", "sql");
 
             // a long chat request keeps chat in use; code must evict sql (idle, least recently used)
             RecordingSink longChat = new RecordingSink();
@@ -103,8 +104,8 @@ class AdapterSlotsTest {
             RecordingSink code = new RecordingSink();
             e.submit(request("code", prompt(8, 4), 1).withScope(KvScope.lora("code")), code);
             runUntilDone(e, code);
-            assertThat(e.adapters().orElseThrow().loaded()).containsExactly("code", "chat");
-            assertThat(e.adapters().orElseThrow().unloads()).isEqualTo(1);
+            assertThat(e.feature(AdapterSupport.class).orElseThrow().adapterStatus().loaded()).containsExactly("code", "chat");
+            assertThat(e.feature(AdapterSupport.class).orElseThrow().adapterStatus().unloads()).isEqualTo(1);
 
             // both slots in use (chat-2 runs, a code request waits behind it): sql waits for a free slot
             RecordingSink codeLong = new RecordingSink();
@@ -116,17 +117,17 @@ class AdapterSlotsTest {
                 e.runOnce();
             }
             assertThat(sqlAgain.done()).isFalse();
-            assertThat(e.adapters().orElseThrow().loaded()).doesNotContain("sql");
+            assertThat(e.feature(AdapterSupport.class).orElseThrow().adapterStatus().loaded()).doesNotContain("sql");
             runUntilDone(e, longChat, codeLong, sqlAgain);
             assertThat(sqlAgain.error).isNull();
-            assertThat(e.adapters().orElseThrow().loaded()).contains("sql").hasSize(2);
+            assertThat(e.feature(AdapterSupport.class).orElseThrow().adapterStatus().loaded()).contains("sql").hasSize(2);
         }
     }
 
     @Test
     void anEngineWithoutAdaptersAdvertisesNone() {
-        try (SimulatedEngine e = new SimulatedEngine(SimTesting.small().build(), clock, clock)) {
-            assertThat(e.adapters()).isEmpty();
+        try (SimulatedEngine e = new SimulatedEngine(SimTesting.small().build(), clock, clock, EngineListeners.NONE)) {
+            assertThat(e.feature(AdapterSupport.class)).isEmpty();
         }
     }
 }

@@ -2,6 +2,7 @@ package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.hash.KvScope;
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineOverloadedException;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.KvBlockRef;
@@ -43,11 +44,10 @@ class KvHandoffSimTest {
     private final class Side implements KvMemory {
         final Map<Integer, ByteBuffer> regions = new HashMap<>();
         final KvEventReplay replay = new KvEventReplay();
-        final SimulatedEngine engine = new SimulatedEngine(CONFIG, clock, clock);
-        final KvTransferSupport kv = engine.kvTransfer().orElseThrow();
+        final SimulatedEngine engine = new SimulatedEngine(CONFIG, clock, clock, EngineListeners.kvEvents(replay));
+        final KvTransferSupport kv = engine.feature(KvTransferSupport.class).orElseThrow();
 
         Side() {
-            engine.setKvEventListener(replay);
             kv.useKvMemory(this);
         }
 

@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.sim;
 
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.InvalidRequestException;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +47,7 @@ class RequestValidationTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalidRequests")
     void isRejectedByTheEngineToo(String name, EngineRequest request, String message) {
-        try (SimulatedEngine engine = new SimulatedEngine(CONFIG, new ManualClock(), new ManualClock())) {
+        try (SimulatedEngine engine = new SimulatedEngine(CONFIG, new ManualClock(), new ManualClock(), EngineListeners.NONE)) {
             assertThatThrownBy(() -> engine.submit(request, new RecordingSink()))
                     .isInstanceOf(InvalidRequestException.class).hasMessageContaining(message);
         }

@@ -1,6 +1,7 @@
 package io.flotilla.worker.engine.sim;
 
 import io.flotilla.protocol.v1.FinishReason;
+import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.RequestHandle;
@@ -27,9 +28,7 @@ class SimulatedEngineTest {
     private final KvEventReplay replay = new KvEventReplay();
 
     private SimulatedEngine engine(SimEngineConfig config) {
-        SimulatedEngine engine = new SimulatedEngine(config, clock, clock);
-        engine.setKvEventListener(replay);
-        return engine;
+        return new SimulatedEngine(config, clock, clock, EngineListeners.kvEvents(replay));
     }
 
     @Test
@@ -159,7 +158,7 @@ class SimulatedEngineTest {
     @Test
     void theDriverThreadServesRequestsInRealTime() throws Exception {
         SimEngineConfig config = SimTesting.small().speedup(1000).build();
-        try (SimulatedEngine engine = SimulatedEngine.startRealTime(config, "sim-engine-test")) {
+        try (SimulatedEngine engine = SimulatedEngine.startRealTime(config, EngineListeners.NONE, "sim-engine-test")) {
             List<CompletableFuture<Integer>> done = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 CompletableFuture<Integer> f = new CompletableFuture<>();

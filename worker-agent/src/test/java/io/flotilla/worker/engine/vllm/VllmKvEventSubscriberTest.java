@@ -35,12 +35,11 @@ class VllmKvEventSubscriberTest {
 
     private final FakeVllmPublisher engine = new FakeVllmPublisher("kv-events");
     private final KvEventCounters counters = new KvEventCounters();
-    private final VllmKvEventFeed feed = new VllmKvEventFeed(HASHER, counters, 1000);
     private final RecordingKvListener indexer = new RecordingKvListener();
+    private final VllmKvEventFeed feed = new VllmKvEventFeed(HASHER, counters, 1000, indexer);
     private VllmKvEventSubscriber subscriber;
 
     private void subscribe(boolean withReplay) {
-        feed.setListener(indexer);
         subscriber = new VllmKvEventSubscriber(engine.endpoint(), withReplay ? engine.replayEndpoint() : null, "kv-events",
                 Duration.ofSeconds(2), feed, "test-kv-events");
         subscriber.start();

@@ -160,6 +160,10 @@ public final class FlotillaCli {
         @Option(names = "--sim-script", paramLabel = "FILE",
                 description = "Scripted replies of the simulated engines (JSON rules: a prompt match and its reply).")
         String simScript;
+        @Option(names = "--sim-profile", paramLabel = "FILE",
+                description = "Timing of the simulated engines from a measured profile (the JSON bin/flotilla profile "
+                        + "writes, fitted by each worker) or timing properties (prefill.a ... decode.c).")
+        String simProfile;
         @Option(names = "--no-cds",
                 description = "Neither build nor use the class-data-sharing archives (one per service jar, built at the first up after a build).")
         boolean noCds;
@@ -199,7 +203,8 @@ public final class FlotillaCli {
                     throw new LauncherException("--model-dir is given " + modelDirs.size() + " times for one model");
                 }
                 return List.of(ServedModel.parse(null, modelDirs.isEmpty() ? null : modelDirs.get(0), blockSize, simulated,
-                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir()));
+                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir())
+                        .withSimTiming(simProfile, workingDir()));
             }
             if (!modelDirs.isEmpty() && modelDirs.size() != models.size()) {
                 throw new LauncherException("give --model-dir once per --model (in their order) or not at all: "
@@ -208,7 +213,8 @@ public final class FlotillaCli {
             List<ServedModel> out = new java.util.ArrayList<>();
             for (int m = 0; m < models.size(); m++) {
                 out.add(ServedModel.parse(models.get(m), modelDirs.isEmpty() ? null : modelDirs.get(m), blockSize, simulated,
-                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir()));
+                        workingDir()).withBehaviour(toolParser, reasoningParser, simScript, workingDir())
+                        .withSimTiming(simProfile, workingDir()));
             }
             return out;
         }
@@ -279,6 +285,10 @@ public final class FlotillaCli {
             }
             if (simScript != null && engines.real()) {
                 throw new LauncherException("--sim-script scripts the simulated engines; with --engine openai-http the engines answer");
+            }
+            if (simProfile != null && engines.real()) {
+                throw new LauncherException("--sim-profile times the simulated engines; with --engine " + engine
+                        + " the engines take the time they take");
             }
             GatewayOptions gatewayOptions = GatewayOptions.parse(gateways, redis, gatewayOpts);
             if (engines.external() && served.get(0).modelDir() == null) {

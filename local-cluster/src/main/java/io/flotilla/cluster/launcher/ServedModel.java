@@ -41,12 +41,14 @@ import java.util.regex.Pattern;
  * @param toolParser  the gateway's tool-call parser for the model ({@code --tool-parser}), or null for its default
  * @param reasoningParser the gateway's reasoning parser ({@code --reasoning-parser}), or null for none
  * @param simScript   scripted replies of simulated engines ({@code --sim-script}, absolute), or null for none
+ * @param simProfile  timing of simulated engines ({@code --sim-profile}, absolute): a measured profile or timing
+ *                    properties, or null for the simulator's own
  */
 public record ServedModel(String name, Path modelDir, String tokenizerId, int blockSize, Integer vocabSize,
-                          Integer eosTokenId, String toolParser, String reasoningParser, Path simScript) {
+                          Integer eosTokenId, String toolParser, String reasoningParser, Path simScript, Path simProfile) {
 
     public ServedModel(String name, Path modelDir, String tokenizerId, int blockSize, Integer vocabSize, Integer eosTokenId) {
-        this(name, modelDir, tokenizerId, blockSize, vocabSize, eosTokenId, null, null, null);
+        this(name, modelDir, tokenizerId, blockSize, vocabSize, eosTokenId, null, null, null, null);
     }
 
     /**
@@ -55,15 +57,30 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
      * @param workingDir what a relative {@code simScript} is relative to
      */
     public ServedModel withBehaviour(String tools, String reasoning, String script, Path workingDir) {
-        Path file = null;
-        if (script != null) {
-            file = workingDir.resolve(script).toAbsolutePath().normalize();
-            if (!Files.isRegularFile(file)) {
-                throw new LauncherException("--sim-script " + file + " is not a file");
-            }
-        }
         return new ServedModel(name, modelDir, tokenizerId, blockSize, vocabSize, eosTokenId, blank(tools), blank(reasoning),
-                file);
+                existingFile("--sim-script", script, workingDir), simProfile);
+    }
+
+    /**
+     * The same model whose simulated engines take their timing from {@code profile} (null: their own): the JSON
+     * {@code bin/flotilla profile} writes, fitted by the worker, or timing properties.
+     *
+     * @param workingDir what a relative {@code profile} is relative to
+     */
+    public ServedModel withSimTiming(String profile, Path workingDir) {
+        return new ServedModel(name, modelDir, tokenizerId, blockSize, vocabSize, eosTokenId, toolParser, reasoningParser,
+                simScript, existingFile("--sim-profile", profile, workingDir));
+    }
+
+    private static Path existingFile(String flag, String file, Path workingDir) {
+        if (file == null) {
+            return null;
+        }
+        Path path = workingDir.resolve(file).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(path)) {
+            throw new LauncherException(flag + " " + path + " is not a file");
+        }
+        return path;
     }
 
     private static String blank(String s) {
@@ -159,6 +176,9 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
         if (simScript != null) {
             args.add("--flotilla.worker.sim.script=" + simScript);
         }
+        if (simProfile != null) {
+            args.add("--flotilla.worker.sim.profile=" + simProfile);
+        }
         return args;
     }
 
@@ -209,6 +229,7 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
         state.setLayout(key("tool-parser", index), toolParser == null ? "" : toolParser);
         state.setLayout(key("reasoning-parser", index), reasoningParser == null ? "" : reasoningParser);
         state.setLayout(key("sim-script", index), simScript == null ? "" : simScript.toString());
+        state.setLayout(key("sim-profile", index), simProfile == null ? "" : simProfile.toString());
     }
 
     /**
@@ -226,12 +247,13 @@ public record ServedModel(String name, Path modelDir, String tokenizerId, int bl
         String vocab = state.layout(key("vocab-size", index), "");
         String eos = state.layout(key("eos-token-id", index), "");
         String script = state.layout(key("sim-script", index), "");
+        String profile = state.layout(key("sim-profile", index), "");
         return new ServedModel(state.layout(key("model", index), DEFAULT_NAME), dir.isEmpty() ? null : Path.of(dir),
                 state.layout(key("tokenizer-id", index), DEFAULT_TOKENIZER),
                 block.isEmpty() ? DEFAULT_BLOCK_SIZE : Integer.parseInt(block),
                 vocab.isEmpty() ? null : Integer.valueOf(vocab), eos.isEmpty() ? null : Integer.valueOf(eos),
                 blank(state.layout(key("tool-parser", index), "")), blank(state.layout(key("reasoning-parser", index), "")),
-                script.isEmpty() ? null : Path.of(script));
+                script.isEmpty() ? null : Path.of(script), profile.isEmpty() ? null : Path.of(profile));
     }
 
     private static String key(String name, int index) {

@@ -20,6 +20,7 @@ import io.flotilla.worker.engine.llamacpp.LlamaCppMeters;
 import io.flotilla.worker.engine.llamacpp.LlamaCppSettings;
 import io.flotilla.worker.engine.llamacpp.NativeDirs;
 import io.flotilla.worker.engine.sglang.SglangEngine;
+import io.flotilla.worker.engine.sim.ProfileFit;
 import io.flotilla.worker.engine.sim.SimAdapters;
 import io.flotilla.worker.engine.sim.SimScript;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
@@ -49,6 +50,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /** Wires the worker fleet: one shared Kafka producer and scheduler, one engine per worker. */
 @Configuration(proxyBeanMethods = false)
 class WorkerConfig {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WorkerConfig.class);
 
     @Bean
     Clock clock() {
@@ -90,6 +93,14 @@ class WorkerConfig {
             return TimingModel.DEFAULT;
         }
         try {
+            String text = java.nio.file.Files.readString(Path.of(profile));
+            if (text.stripLeading().startsWith("{")) {
+                ProfileFit.Fit fit = ProfileFit.fit(text);
+                log.info("simulated timing fitted to the measured profile {}: {} (prefill RMS {} ms over {} points, decode "
+                        + "RMS {} ms over {} points)", profile, fit.model(), String.format("%.2f", fit.prefillRmsMs()),
+                        fit.prefillPoints(), String.format("%.2f", fit.decodeRmsMs()), fit.decodePoints());
+                return fit.model();
+            }
             return TimingModel.load(Path.of(profile));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read timing profile " + profile + ": " + e.getMessage(), e);

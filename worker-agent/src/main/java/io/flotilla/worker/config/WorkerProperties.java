@@ -85,7 +85,8 @@ public record WorkerProperties(
      * @param maxContext     longest prompt plus output, in tokens
      * @param kvBytesPerBlock bytes of simulated KV per block (off-heap); 0 disables payloads
      * @param speedup        simulated time runs this many times faster than the timing model
-     * @param profile        optional timing-profile file (properties) overriding the coefficients
+     * @param profile        optional timing-profile file: properties overriding the coefficients, or a measured
+     *                       performance profile (the JSON of {@code bin/flotilla profile}) the coefficients are fitted to
      * @param seed           seed of the engine's randomness
      * @param vocabSize      token ids are in [0, vocabSize): prompts with other ids are refused and generated
      *                       ids are drawn from it (100277, cl100k_base; a model directory's tokenizer needs its own)

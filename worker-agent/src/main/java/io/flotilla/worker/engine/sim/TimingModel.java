@@ -76,10 +76,17 @@ public record TimingModel(double prefillA, double prefillB, double prefillC,
                 read(profile, "decode.b", base.decodeB), read(profile, "decode.c", base.decodeC));
     }
 
-    /** Loads a properties profile file over {@link #DEFAULT} (see {@link #fromProperties}). */
+    /**
+     * Loads a profile file: a measured performance profile (JSON from {@code bin/flotilla profile}, fitted by
+     * {@link ProfileFit}), or properties over {@link #DEFAULT} (see {@link #fromProperties}).
+     */
     public static TimingModel load(Path profileFile) throws IOException {
+        String text = Files.readString(profileFile, StandardCharsets.UTF_8);
+        if (text.stripLeading().startsWith("{")) {
+            return ProfileFit.fit(text).model();
+        }
         Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(profileFile, StandardCharsets.UTF_8)) {
+        try (Reader r = new java.io.StringReader(text)) {
             p.load(r);
         }
         return fromProperties(p, DEFAULT);

@@ -17,16 +17,28 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ClosedLoopRunner implements LoadPoint {
 
-    /** Token ids are drawn from [MIN_TOKEN, MAX_TOKEN): ordinary vocabulary, clear of special tokens. */
+    /** By default token ids are drawn from [MIN_TOKEN, MAX_TOKEN): ordinary vocabulary, clear of special tokens. */
     static final int MIN_TOKEN = 1000;
     static final int MAX_TOKEN = 50_000;
 
     private final CompletionProbe probe;
     private final SplittableRandom random;
+    private final int minToken;
+    private final int maxToken;
 
     public ClosedLoopRunner(CompletionProbe probe, long seed) {
+        this(probe, seed, MIN_TOKEN, MAX_TOKEN);
+    }
+
+    /** Prompts of ids in [minToken, maxToken), for a model whose vocabulary is smaller than the default range. */
+    public ClosedLoopRunner(CompletionProbe probe, long seed, int minToken, int maxToken) {
+        if (minToken < 0 || maxToken <= minToken) {
+            throw new IllegalArgumentException("token id range [" + minToken + ", " + maxToken + ") is empty");
+        }
         this.probe = probe;
         this.random = new SplittableRandom(seed);
+        this.minToken = minToken;
+        this.maxToken = maxToken;
     }
 
     @Override
@@ -40,7 +52,7 @@ public final class ClosedLoopRunner implements LoadPoint {
                 SplittableRandom mine = split();
                 clients.add(pool.submit(() -> {
                     while (left.getAndDecrement() > 0) {
-                        out.add(probe.measure(prompt(mine, promptTokens), maxTokens));
+                        out.add(probe.measure(prompt(mine, promptTokens, minToken, maxToken), maxTokens));
                     }
                 }));
             }
@@ -62,10 +74,10 @@ public final class ClosedLoopRunner implements LoadPoint {
         return random.split();
     }
 
-    static int[] prompt(SplittableRandom random, int tokens) {
+    static int[] prompt(SplittableRandom random, int tokens, int minToken, int maxToken) {
         int[] p = new int[tokens];
         for (int i = 0; i < tokens; i++) {
-            p[i] = random.nextInt(MIN_TOKEN, MAX_TOKEN);
+            p[i] = random.nextInt(minToken, maxToken);
         }
         return p;
     }

@@ -49,6 +49,9 @@ public final class ProfileCli implements Callable<Integer> {
     Duration timeout;
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the random prompts (${DEFAULT-VALUE}).")
     long seed;
+    @Option(names = "--vocab-size", paramLabel = "N",
+            description = "Draw prompt token ids from [0, N), for a model with a small vocabulary (default: ids 1000-49999).")
+    Integer vocabSize;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new ProfileCli()).execute(args));
@@ -58,7 +61,9 @@ public final class ProfileCli implements Callable<Integer> {
     public Integer call() throws Exception {
         ProfileSweep sweep = new ProfileSweep(isl, prefillConcurrency, context, decodeConcurrency, decodeTokens, requests,
                 replicas, kvTokens, maxConcurrency);
-        LoadPoint runner = new ClosedLoopRunner(new CompletionsClient(gateway, model, timeout, System::nanoTime), seed);
+        CompletionsClient client = new CompletionsClient(gateway, model, timeout, System::nanoTime);
+        LoadPoint runner = vocabSize == null ? new ClosedLoopRunner(client, seed)
+                : new ClosedLoopRunner(client, seed, 0, vocabSize);
         PerformanceProfile profile = sweep.run(model + " via " + gateway, runner, System.out::println);
         ProfileJson.write(profile, out);
         System.out.println("wrote " + out.toAbsolutePath());

@@ -39,6 +39,19 @@ class ClosedLoopRunnerTest {
     }
 
     @Test
+    void aSmallVocabularyKeepsEveryIdInside() {
+        ConcurrentLinkedQueue<int[]> prompts = new ConcurrentLinkedQueue<>();
+        CompletionProbe probe = (prompt, maxTokens) -> {
+            prompts.add(prompt);
+            return new Measurement(1, 1, maxTokens);
+        };
+        new ClosedLoopRunner(probe, 3, 0, 1000).run(512, 1, 2, 6);
+
+        assertThat(prompts).hasSize(6).allSatisfy(p -> assertThat(Arrays.stream(p).allMatch(t -> t >= 0 && t < 1000)).isTrue());
+        assertThatThrownBy(() -> new ClosedLoopRunner(probe, 3, 10, 10)).hasMessageContaining("empty");
+    }
+
+    @Test
     void aFailingRequestFailsThePoint() {
         CompletionProbe broken = (prompt, maxTokens) -> {
             throw new IllegalStateException("503");

@@ -11,7 +11,7 @@ import reactor.core.publisher.Mono;
 import java.security.Principal;
 
 /**
- * Authenticates {@code /v1/**} requests with {@code Authorization: Bearer <key>} when keys are
+ * Authenticates {@code /v1/**} requests (and {@code /tokenize}, {@code /detokenize}) with {@code Authorization: Bearer <key>} when keys are
  * configured (401 {@code authentication_error} otherwise) and passes the key's id on as the
  * exchange's principal (a mutated exchange; the original is left alone). Open when no key is configured.
  */
@@ -36,9 +36,14 @@ final class ApiKeyFilter implements WebFilter, Ordered {
         return FilterOrder.AUTHENTICATION;
     }
 
+    /** The API ({@code /v1/**}) and vLLM's utility endpoints beside it, which run the model's tokenizer. */
+    static boolean protectedPath(String path) {
+        return path.startsWith("/v1/") || path.equals("/tokenize") || path.equals("/detokenize");
+    }
+
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (keys.open() || !exchange.getRequest().getPath().value().startsWith("/v1/")) {
+        if (keys.open() || !protectedPath(exchange.getRequest().getPath().value())) {
             return chain.filter(exchange);
         }
         String auth = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);

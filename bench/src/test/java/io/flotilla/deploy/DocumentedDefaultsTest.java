@@ -41,7 +41,7 @@ class DocumentedDefaultsTest {
             "flotilla.router", "io.flotilla.router.config.RouterProperties",
             "flotilla.indexer", "io.flotilla.indexer.config.IndexerProperties",
             "flotilla.planner", "io.flotilla.planner.config.PlannerProperties",
-            "flotilla.worker", "io.flotilla.worker.config.WorkerProperties",
+            "flotilla.worker", "io.flotilla.worker.settings.WorkerProperties",
             "flotilla.kafka", "io.flotilla.kafka.boot.FlotillaKafkaProperties");
 
     /** Keys whose documented default is a rule over other settings, not a value of their own. */

@@ -2,6 +2,7 @@ package io.flotilla.worker.agent;
 
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineListeners;
+import io.flotilla.worker.identity.WorkerIdentity;
 
 /** Creates the engine a worker runs in front of; the agent does not know which kind it is. */
 @FunctionalInterface

@@ -5,6 +5,7 @@ import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.KvEventBatch;
 import io.flotilla.worker.engine.KvEventListener;
+import io.flotilla.worker.identity.WorkerIdentity;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;

@@ -17,6 +17,7 @@ import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineMeasurements;
 import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.KvDigest;
+import io.flotilla.worker.identity.WorkerIdentity;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 

@@ -7,6 +7,7 @@ import io.flotilla.worker.api.AgentHandoffPath;
 import io.flotilla.worker.api.HandoffPath;
 import io.flotilla.worker.api.KvSnapshots;
 import io.flotilla.worker.engine.Engine;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.kv.KvTransferNode;
 import io.grpc.BindableService;
 import org.slf4j.Logger;

@@ -1,9 +1,11 @@
 package io.flotilla.worker.agent;
 
 import io.flotilla.protocol.v1.KvTier;
+import io.flotilla.worker.api.GenerationMeters;
 import io.flotilla.worker.engine.AdapterSupport;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.KvTierStatus;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.kvbm.TierStats;
 import io.flotilla.worker.kv.LeaseTable;
 import io.micrometer.core.instrument.Counter;
@@ -16,7 +18,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 
 /** The metrics of one worker, tagged {@code worker=<id>}. */
-public final class WorkerMetrics {
+public final class WorkerMetrics implements GenerationMeters {
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -64,6 +66,7 @@ public final class WorkerMetrics {
     }
 
     /** A handoff was refused before anything moved (incompatible, expired, unsupported). */
+    @Override
     public void handoffRefused(String reason) {
         Counter.builder("flotilla.worker.handoffs_refused")
                 .description("KV handoffs refused before any transfer, by reason; the prompt was prefilled locally")
@@ -71,22 +74,26 @@ public final class WorkerMetrics {
     }
 
     /** An accepted handoff failed before the first decoded token (capacity, transfer, verification). */
+    @Override
     public void handoffFallback(String reason) {
         Counter.builder("flotilla.worker.handoff_fallbacks")
                 .description("KV handoffs that failed after acceptance, by reason; the prompt was prefilled locally")
                 .tags(tags).tag("reason", reason).register(registry).increment();
     }
 
+    @Override
     public void handoffUsed() {
         handoffsUsed.increment();
     }
 
+    @Override
     public void kvTransferred(long bytes, Duration took) {
         transferBytes.increment(bytes);
         transfer.record(took);
     }
 
     /** Exports a prefill worker's lease counts. */
+    @Override
     public void bindLeases(LeaseTable leases) {
         Gauge.builder("flotilla.worker.kv_leases_active", leases, LeaseTable::active)
                 .description("KV transfer leases held (prefill blocks pinned for a decode worker)").tags(tags)
@@ -163,6 +170,7 @@ public final class WorkerMetrics {
      * @param importedTokens prompt tokens whose KV came from a prefill worker's handoff: neither a
      *                       prefix hit nor computed here
      */
+    @Override
     public void requestFinished(int promptTokens, int cachedTokens, int importedTokens) {
         prefixHitTokens.increment(cachedTokens);
         prefillTokens.increment(Math.max(0, promptTokens - cachedTokens - importedTokens));
@@ -189,6 +197,7 @@ public final class WorkerMetrics {
      * A tenant-salted request was accepted; {@code publicBlocks} of its blocks are an allow-listed public prefix,
      * which an engine that salts every block keeps private too ({@code public_prefix="salted"}).
      */
+    @Override
     public void saltedRequest(int publicBlocks, io.flotilla.protocol.v1.TenantIsolation isolation) {
         String publicPrefix = publicBlocks == 0 ? "no"
                 : isolation == io.flotilla.protocol.v1.TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS ? "salted" : "shared";
@@ -199,6 +208,7 @@ public final class WorkerMetrics {
     }
 
     /** A request's cache scope was refused (its engine cannot keep tenants apart, or the scope is malformed). */
+    @Override
     public void scopeRefused(io.grpc.Status.Code code) {
         Counter.builder("flotilla.worker.cache_scope_refusals")
                 .description("Requests refused because the engine cannot hold their KV in their cache scope, by gRPC code")

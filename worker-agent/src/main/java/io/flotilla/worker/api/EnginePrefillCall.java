@@ -3,8 +3,7 @@ package io.flotilla.worker.api;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.Usage;
-import io.flotilla.worker.agent.WorkerIdentity;
-import io.flotilla.worker.agent.WorkerMetrics;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.kv.EngineHandoffs;
@@ -24,7 +23,7 @@ final class EnginePrefillCall {
     private EnginePrefillCall() {
     }
 
-    static void start(WorkerIdentity identity, WorkerMetrics metrics, EngineHandoffs side, PrefillRequest request,
+    static void start(WorkerIdentity identity, GenerationMeters metrics, EngineHandoffs side, PrefillRequest request,
                       ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
         CompletableFuture<RemotePrefill> prefill;
         try {

@@ -4,7 +4,6 @@ import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.TokenLogprobs;
 import io.flotilla.protocol.v1.Usage;
-import io.flotilla.worker.agent.WorkerMetrics;
 import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -21,30 +20,30 @@ final class GenerateCall implements TokenSink {
     private final GenerateOutput out;
     private final int choice;
     private final String workerId;
-    private final WorkerMetrics metrics;
+    private final GenerationMeters metrics;
     private final boolean handoffUsed;
     private final int importedTokens;
     private final String handoffRefusedReason;
     private Runnable onFirstTokens;
 
     /** A request prefilled here; {@code handoffRefusedReason} is empty unless a handoff was refused. */
-    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
+    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, GenerationMeters metrics,
                  String handoffRefusedReason) {
         this(new GenerateOutput(stream, 1), 0, workerId, metrics, false, 0, handoffRefusedReason);
     }
 
     /** A request continuing a handoff whose blocks brought {@code importedTokens} prompt tokens here. */
-    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, WorkerMetrics metrics,
+    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, GenerationMeters metrics,
                  int importedTokens) {
         this(new GenerateOutput(stream, 1), 0, workerId, metrics, true, importedTokens, "");
     }
 
     /** Choice {@code choice} of a request with several, prefilled here. */
-    GenerateCall(GenerateOutput out, int choice, String workerId, WorkerMetrics metrics) {
+    GenerateCall(GenerateOutput out, int choice, String workerId, GenerationMeters metrics) {
         this(out, choice, workerId, metrics, false, 0, "");
     }
 
-    private GenerateCall(GenerateOutput out, int choice, String workerId, WorkerMetrics metrics, boolean handoffUsed,
+    private GenerateCall(GenerateOutput out, int choice, String workerId, GenerationMeters metrics, boolean handoffUsed,
                          int importedTokens, String handoffRefusedReason) {
         this.out = out;
         this.choice = choice;

@@ -4,7 +4,7 @@ import io.flotilla.protocol.v1.KvSnapshot;
 import io.flotilla.protocol.v1.KvTier;
 import io.flotilla.protocol.v1.KvTierStats;
 import io.flotilla.protocol.v1.KvTierStatsResponse;
-import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.ResidentBlocks;

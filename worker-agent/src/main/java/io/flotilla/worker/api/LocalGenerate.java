@@ -2,8 +2,7 @@ package io.flotilla.worker.api;
 
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
-import io.flotilla.worker.agent.WorkerIdentity;
-import io.flotilla.worker.agent.WorkerMetrics;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.RequestHandle;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -16,7 +15,7 @@ import io.grpc.stub.ServerCallStreamObserver;
  * @param engine   its engine
  * @param metrics  its metrics
  */
-public record LocalGenerate(WorkerIdentity identity, Engine engine, WorkerMetrics metrics) {
+public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMeters metrics) {
 
     /** @param handoffRefusedReason empty unless a handoff was refused; sent in the last chunk */
     void submit(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,

@@ -4,8 +4,7 @@ import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.Usage;
-import io.flotilla.worker.agent.WorkerIdentity;
-import io.flotilla.worker.agent.WorkerMetrics;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.PrefillSink;
 import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.kv.HandoffBuilder;
@@ -23,11 +22,11 @@ final class PrefillCall implements PrefillSink {
 
     private final WorkerIdentity identity;
     private final KvTransferNode transfer;
-    private final WorkerMetrics metrics;
+    private final GenerationMeters metrics;
     private final PrefillRequest request;
     private final ServerCallStreamObserver<PrefillResult> stream;
 
-    PrefillCall(WorkerIdentity identity, KvTransferNode transfer, WorkerMetrics metrics, PrefillRequest request,
+    PrefillCall(WorkerIdentity identity, KvTransferNode transfer, GenerationMeters metrics, PrefillRequest request,
                 ServerCallStreamObserver<PrefillResult> stream) {
         this.identity = identity;
         this.transfer = transfer;

@@ -27,6 +27,7 @@ import io.flotilla.worker.engine.sim.SimulatedEngine;
 import io.flotilla.worker.engine.sim.TimingModel;
 import io.flotilla.worker.kvbm.DirectMemory;
 import io.flotilla.worker.kvbm.TierSettings;
+import io.flotilla.worker.settings.WorkerProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;

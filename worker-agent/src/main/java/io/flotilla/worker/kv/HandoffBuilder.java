@@ -4,7 +4,7 @@ import com.google.protobuf.ByteString;
 import io.flotilla.protocol.v1.BlockDescriptor;
 import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.PrefillRequest;
-import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.KvBlockRef;
 import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.engine.RemotePrefill;

@@ -2,7 +2,7 @@ package io.flotilla.worker.kv;
 
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvHandoff;
-import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.identity.WorkerIdentity;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -6,7 +6,6 @@ import io.flotilla.transfer.TransferAgent;
 import io.flotilla.transfer.TransferException;
 import io.flotilla.transfer.TransferRequest;
 import io.flotilla.transfer.XferDescList;
-import io.flotilla.worker.agent.WorkerMetrics;
 import io.flotilla.worker.engine.EngineException;
 import io.flotilla.worker.engine.KvBlockRef;
 import io.flotilla.worker.engine.KvImport;
@@ -32,10 +31,10 @@ public final class KvPuller {
     private final TransferAgent agent;
     private final KvRegions regions;
     private final KvTransferSupport engine;
-    private final WorkerMetrics metrics;
+    private final TransferMeters metrics;
     private final Map<String, byte[]> loaded = new HashMap<>();
 
-    public KvPuller(TransferAgent agent, KvRegions regions, KvTransferSupport engine, WorkerMetrics metrics) {
+    public KvPuller(TransferAgent agent, KvRegions regions, KvTransferSupport engine, TransferMeters metrics) {
         this.agent = agent;
         this.regions = regions;
         this.engine = engine;

@@ -4,9 +4,8 @@ import io.flotilla.transfer.Backend;
 import io.flotilla.transfer.Implementation;
 import io.flotilla.transfer.TransferAgent;
 import io.flotilla.transfer.TransferConfig;
-import io.flotilla.worker.agent.WorkerIdentity;
-import io.flotilla.worker.agent.WorkerMetrics;
-import io.flotilla.worker.config.WorkerProperties;
+import io.flotilla.worker.identity.WorkerIdentity;
+import io.flotilla.worker.settings.WorkerProperties;
 import io.flotilla.worker.engine.KvTransferSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +45,7 @@ public final class KvTransferNode implements AutoCloseable {
     private final Duration pullTimeout;
     private final Clock clock;
 
-    private KvTransferNode(TransferAgent agent, KvTransferSupport engine, LeaseTable leases, WorkerMetrics metrics,
+    private KvTransferNode(TransferAgent agent, KvTransferSupport engine, LeaseTable leases, TransferMeters metrics,
                            WorkerProperties.Transfer settings, ScheduledExecutorService scheduler, String workerId,
                            Clock clock) {
         this.agent = agent;
@@ -75,7 +74,7 @@ public final class KvTransferNode implements AutoCloseable {
      */
     public static KvTransferNode open(WorkerIdentity identity, KvTransferSupport engine, WorkerProperties.Transfer settings,
                                       String listenHost, int port, Clock clock, ScheduledExecutorService scheduler,
-                                      WorkerMetrics metrics) {
+                                      TransferMeters metrics) {
         TransferConfig config = TransferConfig.defaults()
                 .withImplementation(Implementation.valueOf(settings.engine().toUpperCase(Locale.ROOT)))
                 .withListen(listenHost, port)

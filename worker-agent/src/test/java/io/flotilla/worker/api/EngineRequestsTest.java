@@ -9,7 +9,7 @@ import io.flotilla.protocol.v1.SamplingParams;
 import io.flotilla.protocol.v1.StopConditions;
 import io.flotilla.protocol.v1.StructuredOutput;
 import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.SamplingOptions;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,7 @@
 package io.flotilla.worker.config;
 
 import io.flotilla.worker.engine.sim.SimEngineConfig;
+import io.flotilla.worker.settings.WorkerProperties;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;

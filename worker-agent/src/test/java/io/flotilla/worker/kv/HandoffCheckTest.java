@@ -5,7 +5,7 @@ import io.flotilla.protocol.v1.BlockDescriptor;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.worker.agent.WorkerIdentity;
+import io.flotilla.worker.identity.WorkerIdentity;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -1,6 +1,6 @@
 package io.flotilla.worker.engine.openai;
 
-import io.flotilla.worker.config.WorkerProperties;
+import io.flotilla.worker.settings.WorkerProperties;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;

@@ -1,4 +1,4 @@
-package io.flotilla.worker.agent;
+package io.flotilla.worker.identity;
 
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.WorkerRole;

@@ -1,4 +1,4 @@
-package io.flotilla.worker.config;
+package io.flotilla.worker.settings;
 
 import io.flotilla.protocol.Ports;
 import io.flotilla.worker.engine.sim.SimEngineConfig;

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 8's done-when on the local cluster as {@code bin/flotilla up --prefill 1 --decode 1} starts it
+ * Disaggregated serving on the local cluster as {@code bin/flotilla up --prefill 1 --decode 1} starts it
  * (real Kafka, every service its own JVM from its exec jar): a 6,000-token prompt sent to the gateway's
  * {@code /v1/completions} is prefilled on the prefill worker, its KV moves to the decode worker through
  * transfer-native, and the decode worker returns every requested token —

@@ -24,7 +24,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The claim of issue 31's tiny model: llama.cpp (java-llama.cpp 4.2.0, build 4916) tokenizes the
+ * The claim of the generated tiny model: llama.cpp (java-llama.cpp 4.2.0, build 4916) tokenizes the
  * generated GGUF exactly as the HuggingFace tokenizers library (the gateway's) tokenizes the generated
  * {@code tokenizer.json}; and the same for tokenizer files made from a GGUF with the other supported
  * pre-tokenizers. Neither side adds a BOS: {@code LlamaModel.encode} never adds special tokens, and the

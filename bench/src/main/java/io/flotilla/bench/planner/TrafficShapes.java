@@ -47,7 +47,7 @@ public final class TrafficShapes {
     static {
         add(new Shape("single-burst", "a 90 s ramp to one burst at 10 req/s, then quiet (the original evaluation trace)",
                 BurstyTrace.parsePhases("40s@0.5,90s@0.5-10,40s@10,10s@10-0.5,100s@0.5"), 9));
-        add(new Shape("two-burst", "two bursts 100 s apart, the second steeper (issue 21)",
+        add(new Shape("two-burst", "two bursts 100 s apart, the second steeper",
                 BurstyTrace.parsePhases("30s@1,40s@1-8,40s@8,20s@8-2,50s@2,20s@2-9,30s@9,50s@9-0.5"), 31));
         add(new Shape("recurring-50s", "six bursts to 9 req/s, one every 50 s",
                 repeat("15s@1,8s@1-9,15s@9,4s@9-1,8s@1", 6), 41));

@@ -127,7 +127,7 @@ public record GatewayProperties(
     }
 
     /**
-     * Flow control, per model (the former {@code admission.*}, which it replaces). A request is
+     * Flow control, per model. A request is
      * dispatched when its model's pool is not saturated — the router's pushed capacity, its busy answers
      * and the gateway's own {@code maxInFlight} — else it waits, at most {@code queueTimeout} (or its
      * {@code x-flotilla-queue-timeout}), in a queue of at most {@code maxQueued}: strict between bands,

@@ -39,7 +39,7 @@ import java.util.function.ToLongFunction;
  * a waiter is queued, granted, expired, displaced or cancelled, never two of these; a slot counts once
  * however often it is released. Time is the injected scheduler's, so tests move it.
  *
- * <p><b>Why not a Resilience4j Bulkhead</b> (issue 20 asked): a {@code SemaphoreBulkhead} is a
+ * <p><b>Why not a Resilience4j Bulkhead</b>: a {@code SemaphoreBulkhead} is a
  * semaphore with a bounded wait. It has one FIFO of waiting threads (reactor's operator does not even
  * wait: it rejects at once), a single wait time for everyone, no per-request deadline, no priorities,
  * no fairness between callers, no displacement and no way to make a permit available because a remote

@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-key rate limit: a token bucket of {@code perPeriod} tokens per key, refilled by
- * {@code perPeriod} every {@code period} (Bucket4j, interval refill: the former Resilience4j limiter's
+ * {@code perPeriod} every {@code period} (Bucket4j, interval refill: Resilience4j's limiter
  * "N per period"); one token per request, never waiting.
  *
  * <p>With a {@link LimitStore} the bucket of a key lives in Redis (Bucket4j's compare-and-swap

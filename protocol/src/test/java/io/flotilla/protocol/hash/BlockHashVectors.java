@@ -45,7 +45,7 @@ public final class BlockHashVectors {
         cases.add(new Case("tenant-salt", base.withTenantSalt("tenant-a"), 16, seq(0, 32)));
         cases.add(new Case("lora-and-revision", new KvNamespace("flotilla-sim", "rev-2", "cl100k_base", "sql-lora", "fp8/bs32/paged", ""), 32, random(7, 96, 100_000)));
         cases.add(new Case("unicode-model-name", KvNamespace.of("modèle-ñ", "cl100k_base", "bf16/bs4/paged"), 4, seq(1, 9)));
-        // issue 19: the namespaces gateways and workers build for tenants and adapters
+        // the namespaces gateways and workers build for tenants and adapters
         cases.add(new Case("gateway-tenant-salt", base.withTenantSalt(GATEWAY_SALT), 16, seq(0, 48)));
         cases.add(new Case("lora-adapter", base.withLoraName("sql-lora"), 16, seq(0, 48)));
         cases.add(new Case("lora-adapter-tenant-salt", base.withLoraName("sql-lora").withTenantSalt(GATEWAY_SALT), 16,

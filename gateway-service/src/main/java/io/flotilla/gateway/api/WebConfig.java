@@ -9,11 +9,19 @@ import io.flotilla.gateway.limits.LimitConditions;
 import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.flow.FlowController;
+import io.flotilla.gateway.flow.FlowPolicy;
+import io.flotilla.gateway.flow.PrefixMemory;
+import io.flotilla.gateway.generation.JobFactory;
+import io.flotilla.gateway.generation.RequestAccounting;
+import java.time.Clock;
 import io.flotilla.gateway.routing.CapacityWatch;
 import reactor.core.scheduler.Scheduler;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The HTTP API's cross-cutting pieces: OpenAI error rendering, body reading, API keys, per-key rate limits, /actuator/flow. */
+/**
+ * The HTTP API's cross-cutting pieces: error rendering (OpenAI's shape, Anthropic's on /v1/messages), body reading,
+ * the generation endpoints' intake, API keys, per-key rate limits, /actuator/flow.
+ */
 @Configuration(proxyBeanMethods = false)
 class WebConfig {
 
@@ -42,6 +50,12 @@ class WebConfig {
     RequestBodies requestBodies(JsonMapper json, GatewayProperties properties, Scheduler prepareScheduler) {
         return new RequestBodies(json, (int) Math.min(Integer.MAX_VALUE, properties.maxRequestSize().toBytes()),
                 (int) Math.min(Integer.MAX_VALUE, properties.prepare().inlineBytes().toBytes()), prepareScheduler);
+    }
+
+    @Bean
+    GenerationIntake generationIntake(RequestBodies bodies, JobFactory jobs, FlowController flow, FlowPolicy policy,
+                                      PrefixMemory prefixes, RequestAccounting accounting, Clock clock) {
+        return new GenerationIntake(bodies, jobs, flow, policy, prefixes, accounting, clock);
     }
 
     @Bean

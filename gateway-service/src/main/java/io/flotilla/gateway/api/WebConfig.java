@@ -75,7 +75,7 @@ class WebConfig {
 
     @Bean
     @Conditional(LimitConditions.RateLimit.class)
-    RateLimitFilter rateLimitFilter(KeyRateLimits limits, TenantMetrics tenants) {
-        return new RateLimitFilter(limits, tenants);
+    RateLimitFilter rateLimitFilter(KeyRateLimits limits, TenantMetrics tenants, Clock clock) {
+        return new RateLimitFilter(limits, tenants, clock);
     }
 }

@@ -40,9 +40,11 @@ public final class MessagesRequestParser {
     static final int MAX_TOOLS = 128;
     private static final Pattern TOOL_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,128}");
 
-    /** Top-level fields and whether they are read here; anything else is "Extra inputs are not permitted". */
+    /** Top-level fields read here; anything else is "Extra inputs are not permitted". */
     private static final Set<String> FIELDS = Set.of("model", "messages", "max_tokens", "system", "stop_sequences",
             "stream", "temperature", "top_p", "top_k", "tools", "tool_choice", "thinking", "metadata", "service_tier");
+    /** The fields of {@code /v1/messages/count_tokens}: what shapes the prompt. */
+    private static final Set<String> COUNT_FIELDS = Set.of("model", "messages", "system", "tools", "tool_choice", "thinking");
     /** Anthropic fields of features the engine path does not have: always a 400 naming them. */
     private static final Map<String, String> UNSUPPORTED = Map.of(
             "container", "code-execution containers are not supported",
@@ -52,7 +54,20 @@ public final class MessagesRequestParser {
             "output_config", "output configuration is not supported on /v1/messages",
             "inference_geo", "inference geography is not supported");
 
+    /** A {@code /v1/messages} body. */
     public MessagesRequest parse(JsonNode body) {
+        return parse(body, FIELDS);
+    }
+
+    /**
+     * A {@code /v1/messages/count_tokens} body: the prompt's fields only; the request it makes is the one
+     * {@code /v1/messages} would make of them, without an output limit.
+     */
+    public MessagesRequest parseCountTokens(JsonNode body) {
+        return parse(body, COUNT_FIELDS);
+    }
+
+    private MessagesRequest parse(JsonNode body, Set<String> fields) {
         if (body == null || !body.isObject()) {
             throw ApiError.invalid(null, "The request body must be a JSON object.");
         }
@@ -60,7 +75,7 @@ public final class MessagesRequestParser {
             if (UNSUPPORTED.containsKey(key) && !body.get(key).isNull()) {
                 throw ApiError.unsupported(key, key + ": " + UNSUPPORTED.get(key) + ".");
             }
-            if (!FIELDS.contains(key) && !UNSUPPORTED.containsKey(key)) {
+            if (!fields.contains(key) && !UNSUPPORTED.containsKey(key)) {
                 throw ApiError.invalid(key, key + ": Extra inputs are not permitted");
             }
         }
@@ -70,7 +85,7 @@ public final class MessagesRequestParser {
             throw ApiError.invalid("model", "model: must not be empty.");
         }
         Long maxTokens = p.integer("max_tokens", 1, Integer.MAX_VALUE);
-        if (maxTokens == null) {
+        if (maxTokens == null && fields.contains("max_tokens")) {
             throw ApiError.invalid("max_tokens", "max_tokens: Field required");
         }
         Double temperature = p.number("temperature", 0, false, 1);
@@ -86,8 +101,8 @@ public final class MessagesRequestParser {
         MessagesRequest.Thinking thinking = thinking(p);
         boolean stream = Boolean.TRUE.equals(p.bool("stream"));
         CompletionRequest completion = new CompletionRequest(CompletionKind.CHAT, model, messages, null, null,
-                maxTokens.intValue(), stopSequences(p), sampling, 1, user(p), stream, false, tools, OutputFormat.TEXT,
-                LogprobsRequest.OFF);
+                maxTokens == null ? null : maxTokens.intValue(), stopSequences(p), sampling, 1, user(p), stream, false, tools,
+                OutputFormat.TEXT, LogprobsRequest.OFF);
         return new MessagesRequest(completion, thinking);
     }
 

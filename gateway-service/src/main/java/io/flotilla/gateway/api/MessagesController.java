@@ -6,6 +6,7 @@ import io.flotilla.gateway.anthropic.MessagesRequest;
 import io.flotilla.gateway.anthropic.MessagesRequestParser;
 import io.flotilla.gateway.generation.GenerationJob;
 import io.flotilla.gateway.generation.GenerationPipeline;
+import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.RequestContext;
 import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.metrics.GatewayMetrics;
@@ -27,6 +28,8 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.UUID;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,7 +41,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * pipeline's output is written as a Messages response — one {@code message} object, or Anthropic's
  * event stream ({@link MessageStream}). Errors are Anthropic's shape (the error handler, by path; a stream
  * that has started ends with an {@code error} event). Nothing is written until the first output exists,
- * so a refusal before it is an ordinary HTTP error.
+ * so a refusal before it is an ordinary HTTP error. {@code POST /v1/messages/count_tokens} counts the prompt
+ * the same translation makes.
  */
 @RestController
 class MessagesController {
@@ -47,13 +51,18 @@ class MessagesController {
     private static final Logger log = LoggerFactory.getLogger(MessagesController.class);
 
     private final MessagesRequestParser parser = new MessagesRequestParser();
+    private final RequestBodies bodies;
+    private final JobFactory jobs;
     private final GenerationIntake intake;
     private final GenerationPipeline pipeline;
     private final GatewayMetrics metrics;
     private final JsonMapper json;
 
-    MessagesController(JsonMapper json, GenerationIntake intake, GenerationPipeline pipeline, GatewayMetrics metrics) {
+    MessagesController(JsonMapper json, RequestBodies bodies, JobFactory jobs, GenerationIntake intake,
+                       GenerationPipeline pipeline, GatewayMetrics metrics) {
         this.json = json;
+        this.bodies = bodies;
+        this.jobs = jobs;
         this.intake = intake;
         this.pipeline = pipeline;
         this.metrics = metrics;
@@ -62,6 +71,28 @@ class MessagesController {
     @PostMapping(ENDPOINT)
     Mono<Void> messages(ServerWebExchange exchange) {
         return intake.serve(exchange, ENDPOINT, parser::parse, MessagesRequest::completion, this::respond);
+    }
+
+    /**
+     * {@code POST /v1/messages/count_tokens}: {@code {"input_tokens": n}}, the prompt's tokens after the model's
+     * chat template with the tools, exactly as {@code /v1/messages} would send them. Nothing is routed.
+     */
+    @PostMapping(ENDPOINT + "/count_tokens")
+    Mono<Void> countTokens(ServerWebExchange exchange) {
+        return bodies.readJson(exchange.getRequest())
+                .map(parser::parseCountTokens)
+                .zipWith(exchange.getPrincipal().map(Principal::getName).defaultIfEmpty(""))
+                .flatMap(t -> {
+                    String key = t.getT2();
+                    return jobs.prepare(t.getT1().completion(), UUID.randomUUID().toString().replace("-", ""), key,
+                            key.isEmpty() ? "anonymous" : key, false);
+                })
+                .flatMap(job -> {
+                    byte[] body = json.writeValueAsBytes(json.createObjectNode().put("input_tokens", job.promptTokens().length));
+                    ServerHttpResponse response = exchange.getResponse();
+                    response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+                    return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+                });
     }
 
     private Mono<Void> respond(ServerWebExchange exchange, RequestContext ctx, MessagesRequest request) {

@@ -11,6 +11,7 @@ import com.anthropic.models.ErrorType;
 import com.anthropic.models.messages.ContentBlock;
 import com.anthropic.models.messages.ContentBlockParam;
 import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCountTokensParams;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.models.messages.StopReason;
@@ -184,6 +185,15 @@ class AnthropicJavaClientTest extends GatewayTestBase {
     }
 
     @Test
+    void countTokensCountsThePromptMessagesWouldSend() {
+        client.messages().create(ask(2, "Weather in Paris?").system("Be brief.").addTool(WEATHER).build());
+        long counted = client.messages().countTokens(MessageCountTokensParams.builder().model("flotilla-sim")
+                .system("Be brief.").addUserMessage("Weather in Paris?").addTool(WEATHER).build()).inputTokens();
+        assertThat(counted).isEqualTo(cluster.workerA.generates.get(0).getTokenIdsCount()).isGreaterThan(50);
+        assertThat(cluster.workerA.generates).hasSize(1);
+    }
+
+    @Test
     void errorsAreAnthropicErrors() {
         assertThatThrownBy(() -> client.messages().create(ask(5, "hi").putAdditionalBodyProperty("temperature", JsonValue.from(1.5)).build()))
                 .isInstanceOfSatisfying(BadRequestException.class, e -> {
@@ -204,7 +214,7 @@ class AnthropicJavaClientTest extends GatewayTestBase {
                 .exchange().expectStatus().isBadRequest()
                 .expectBody().json("{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
                         + "\"message\":\"max_tokens: Field required\"}}", true);
-        web.post().uri("/v1/messages/count_tokens").contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
+        web.post().uri("/v1/messages/batches").contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
                 .exchange().expectStatus().isNotFound()
                 .expectBody().jsonPath("$.type").isEqualTo("error").jsonPath("$.error.type").isEqualTo("not_found_error");
 

@@ -1,5 +1,6 @@
 package io.flotilla.gateway.api;
 
+import io.flotilla.gateway.anthropic.AnthropicErrors;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.ResponseRenderer;
 import org.slf4j.Logger;
@@ -8,7 +9,6 @@ import org.springframework.core.annotation.Order;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
-import io.flotilla.gateway.anthropic.AnthropicErrors;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ResponseStatusException;

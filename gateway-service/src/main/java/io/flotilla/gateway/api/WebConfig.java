@@ -13,10 +13,11 @@ import io.flotilla.gateway.flow.FlowPolicy;
 import io.flotilla.gateway.flow.PrefixMemory;
 import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.RequestAccounting;
-import java.time.Clock;
 import io.flotilla.gateway.routing.CapacityWatch;
 import reactor.core.scheduler.Scheduler;
 import tools.jackson.databind.json.JsonMapper;
+
+import java.time.Clock;
 
 /**
  * The HTTP API's cross-cutting pieces: error rendering (OpenAI's shape, Anthropic's on /v1/messages), body reading,

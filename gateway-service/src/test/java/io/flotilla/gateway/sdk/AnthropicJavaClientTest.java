@@ -96,6 +96,7 @@ class AnthropicJavaClientTest extends GatewayTestBase {
 
     @Test
     void aStreamedMessageAccumulatesToTheSameText() {
+        cluster.workerA.behave(FakeWorker.Behaviour.cached(16));
         MessageAccumulator accumulator = MessageAccumulator.create();
         List<String> types = new ArrayList<>();
         try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(ask(25, "Hello").build())) {
@@ -110,6 +111,7 @@ class AnthropicJavaClientTest extends GatewayTestBase {
         assertThat(text(m)).isEqualTo(FakeCluster.expectedText(25));
         assertThat(m.stopReason()).contains(StopReason.MAX_TOKENS);
         assertThat(m.usage().outputTokens()).isEqualTo(25);
+        assertThat(m.usage().cacheReadInputTokens()).as("the worker reports them at the end: message_delta").contains(16L);
         assertThat(types.get(0)).isEqualTo("message_start");
         assertThat(types.get(1)).isEqualTo("content_block_start");
         assertThat(types.subList(types.size() - 3, types.size()))

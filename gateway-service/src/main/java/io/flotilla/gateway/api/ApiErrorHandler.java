@@ -1,5 +1,6 @@
 package io.flotilla.gateway.api;
 
+import io.flotilla.gateway.anthropic.AnthropicErrors;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.ResponseRenderer;
 import org.slf4j.Logger;
@@ -7,7 +8,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ResponseStatusException;
@@ -19,7 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Renders every error of the HTTP API as an OpenAI error body, ahead of Spring's own handlers (order
+ * Renders every error of the HTTP API as an OpenAI error body (on {@code /v1/messages}: Anthropic's, with
+ * its statuses, {@link AnthropicErrors}), ahead of Spring's own handlers (order
  * -2): {@link ApiError}s as they are, Spring's status exceptions (404 unknown path, 405, 415, …)
  * with their status, and anything unexpected as a 500 {@code server_error} without internals (logged
  * with its stack trace). Once a response is committed nothing can be rendered; streams report their
@@ -43,7 +45,8 @@ final class ApiErrorHandler implements WebExceptionHandler {
             return Mono.error(ex);
         }
         ApiError error = translate(exchange, ex);
-        response.setStatusCode(HttpStatus.valueOf(error.status()));
+        boolean anthropic = AnthropicErrors.anthropicPath(exchange.getRequest().getPath().value());
+        response.setStatusCode(HttpStatusCode.valueOf(anthropic ? AnthropicErrors.status(error) : error.status()));
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_JSON);
         headers.remove(ResponseHeaders.WORKER);
@@ -51,7 +54,8 @@ final class ApiErrorHandler implements WebExceptionHandler {
         if (error.retryAfter() != null) {
             headers.set(HttpHeaders.RETRY_AFTER, Long.toString(error.retryAfterSeconds()));
         }
-        byte[] body = ResponseRenderer.errorBody(json, error).getBytes(StandardCharsets.UTF_8);
+        byte[] body = (anthropic ? AnthropicErrors.body(json, error) : ResponseRenderer.errorBody(json, error))
+                .getBytes(StandardCharsets.UTF_8);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }
 

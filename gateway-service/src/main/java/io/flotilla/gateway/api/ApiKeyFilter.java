@@ -11,9 +11,11 @@ import reactor.core.publisher.Mono;
 import java.security.Principal;
 
 /**
- * Authenticates {@code /v1/**} requests (and {@code /tokenize}, {@code /detokenize}) with {@code Authorization: Bearer <key>} when keys are
- * configured (401 {@code authentication_error} otherwise) and passes the key's id on as the
- * exchange's principal (a mutated exchange; the original is left alone). Open when no key is configured.
+ * Authenticates {@code /v1/**} requests (and {@code /tokenize}, {@code /detokenize}) with
+ * {@code Authorization: Bearer <key>} (OpenAI's clients) or
+ * {@code x-api-key: <key>} (Anthropic's) when keys are configured (401 {@code authentication_error}
+ * otherwise) and passes the key's id on as the exchange's principal (a mutated exchange; the original is
+ * left alone). A request with both is judged by its {@code Authorization}. Open when no key is configured.
  */
 final class ApiKeyFilter implements WebFilter, Ordered {
 
@@ -24,6 +26,9 @@ final class ApiKeyFilter implements WebFilter, Ordered {
             return id;
         }
     }
+
+    /** The header Anthropic's clients send their key in. */
+    static final String API_KEY = "x-api-key";
 
     private final ApiKeys keys;
 
@@ -46,16 +51,24 @@ final class ApiKeyFilter implements WebFilter, Ordered {
         if (keys.open() || !protectedPath(exchange.getRequest().getPath().value())) {
             return chain.filter(exchange);
         }
-        String auth = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
-        if (auth == null || auth.isBlank()) {
+        HttpHeaders headers = exchange.getRequest().getHeaders();
+        String auth = headers.getFirst(HttpHeaders.AUTHORIZATION);
+        String apiKey = headers.getFirst(API_KEY);
+        String presented;
+        if (auth != null && !auth.isBlank()) {
+            if (!auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+                return Mono.error(ApiError.unauthorized("The Authorization header must use Bearer auth "
+                        + "(Authorization: Bearer YOUR_KEY)."));
+            }
+            presented = auth.substring(7);
+        } else if (apiKey != null && !apiKey.isBlank()) {
+            presented = apiKey;
+        } else {
             return Mono.error(ApiError.unauthorized("You didn't provide an API key. You need to provide your API key "
-                    + "in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."));
+                    + "in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY) or in an "
+                    + API_KEY + " header."));
         }
-        if (!auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return Mono.error(ApiError.unauthorized("The Authorization header must use Bearer auth "
-                    + "(Authorization: Bearer YOUR_KEY)."));
-        }
-        return keys.identify(auth.substring(7).strip())
+        return keys.identify(presented.strip())
                 .map(id -> chain.filter(exchange.mutate().principal(Mono.just(new KeyPrincipal(id))).build()))
                 .orElseGet(() -> Mono.error(ApiError.unauthorized("Incorrect API key provided.")));
     }

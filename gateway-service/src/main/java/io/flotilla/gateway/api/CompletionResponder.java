@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class CompletionResponder {
 
     private static final Logger log = LoggerFactory.getLogger(CompletionResponder.class);
-    private static final MediaType EVENT_STREAM = new MediaType("text", "event-stream", StandardCharsets.UTF_8);
+    static final MediaType EVENT_STREAM = new MediaType("text", "event-stream", StandardCharsets.UTF_8);
 
     private final GenerationPipeline pipeline;
     private final JsonMapper json;
@@ -63,14 +63,21 @@ final class CompletionResponder {
         ResponseRenderer renderer = new ResponseRenderer(json, request.kind(), request.kind().idPrefix() + ctx.requestId(),
                 clock.instant().getEpochSecond(), job.requestedModel(), job.choices(), request.includeUsage());
         ResponseAssembler assembler = job.response().assembler();
-        Flux<OutputEvent> output = pipeline.run(job, ctx)
+        Flux<OutputEvent> output = output(pipeline, metrics, ctx, assembler);
+        return request.stream() ? stream(exchange, ctx, request, renderer, assembler, output)
+                : whole(exchange, ctx, renderer, assembler, output);
+    }
+
+    /** The request's output as the client sees it, through {@code assembler}, ending with {@link OutputEvent.End}. */
+    static Flux<OutputEvent> output(GenerationPipeline pipeline, GatewayMetrics metrics, RequestContext ctx,
+                                    ResponseAssembler assembler) {
+        GenerationJob job = ctx.job();
+        return pipeline.run(job, ctx)
                 .concatMapIterable(assembler::apply)
                 .takeUntil(e -> e instanceof OutputEvent.End)
                 .doOnComplete(() -> metrics.output(job.model(), assembler.toolCalls(), assembler.malformedToolOutputs(),
                         assembler.reasoningTokens()))
                 .doOnCancel(() -> ctx.on(new RequestEvent.Abandoned())); // the client went away (takeUntil completes, never cancels)
-        return request.stream() ? stream(exchange, ctx, request, renderer, assembler, output)
-                : whole(exchange, ctx, renderer, assembler, output);
     }
 
     private Mono<Void> stream(ServerWebExchange exchange, RequestContext ctx, CompletionRequest request,
@@ -149,7 +156,7 @@ final class CompletionResponder {
         }));
     }
 
-    private static void workerHeaders(HttpHeaders headers, RequestContext ctx, String worker) {
+    static void workerHeaders(HttpHeaders headers, RequestContext ctx, String worker) {
         RequestResult r = ctx.result();
         headers.set(ResponseHeaders.REQUEST_ID, ctx.requestId());
         if (!worker.isEmpty()) {
@@ -166,7 +173,7 @@ final class CompletionResponder {
         }
     }
 
-    private static TokenUsage usage(RequestContext ctx, ResponseAssembler assembler) {
+    static TokenUsage usage(RequestContext ctx, ResponseAssembler assembler) {
         int prompt = ctx.job().promptTokens().length;
         RequestResult p = ctx.result();
         return new TokenUsage(prompt, p.generatedCount(), p.cachedTokens(prompt), assembler.reasoningTokens());

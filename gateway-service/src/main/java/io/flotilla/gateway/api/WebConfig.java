@@ -9,11 +9,20 @@ import io.flotilla.gateway.limits.LimitConditions;
 import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.flow.FlowController;
+import io.flotilla.gateway.flow.FlowPolicy;
+import io.flotilla.gateway.flow.PrefixMemory;
+import io.flotilla.gateway.generation.JobFactory;
+import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.routing.CapacityWatch;
 import reactor.core.scheduler.Scheduler;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The HTTP API's cross-cutting pieces: OpenAI error rendering, body reading, API keys, per-key rate limits, /actuator/flow. */
+import java.time.Clock;
+
+/**
+ * The HTTP API's cross-cutting pieces: error rendering (OpenAI's shape, Anthropic's on /v1/messages), body reading,
+ * the generation endpoints' intake, API keys, per-key rate limits, /actuator/flow.
+ */
 @Configuration(proxyBeanMethods = false)
 class WebConfig {
 
@@ -45,6 +54,12 @@ class WebConfig {
     }
 
     @Bean
+    GenerationIntake generationIntake(RequestBodies bodies, JobFactory jobs, FlowController flow, FlowPolicy policy,
+                                      PrefixMemory prefixes, RequestAccounting accounting, Clock clock) {
+        return new GenerationIntake(bodies, jobs, flow, policy, prefixes, accounting, clock);
+    }
+
+    @Bean
     FlowEndpoint flowEndpoint(FlowController flow, CapacityWatch watch, RouterClient router) {
         return new FlowEndpoint(flow, watch, router);
     }
@@ -61,7 +76,7 @@ class WebConfig {
 
     @Bean
     @Conditional(LimitConditions.RateLimit.class)
-    RateLimitFilter rateLimitFilter(KeyRateLimits limits, TenantMetrics tenants) {
-        return new RateLimitFilter(limits, tenants);
+    RateLimitFilter rateLimitFilter(KeyRateLimits limits, TenantMetrics tenants, Clock clock) {
+        return new RateLimitFilter(limits, tenants, clock);
     }
 }

@@ -51,7 +51,7 @@ public final class RequestAccounting {
         Duration itl = p.generatedCount() < 2 ? null
                 : Duration.between(p.firstTokenAt(), p.lastTokenAt()).dividedBy(p.generatedCount() - 1);
 
-        metrics.finished(model, RequestOutcomes.tag(outcome));
+        metrics.finished(model, ctx.endpoint(), RequestOutcomes.tag(outcome));
         tenants.finished(ctx.flow(), model, RequestOutcomes.tag(outcome), isl, p.generatedCount(), cached,
                 outcome == RequestOutcome.REQUEST_OUTCOME_REJECTED && ctx.error() instanceof ApiError api
                         ? (api.code() == null ? "rejected" : api.code()) : null);

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RequestContext {
 
     private final String requestId;
+    private final String endpoint;
     private volatile RequestResult result;
     private volatile String model;
     private volatile boolean modelServed;
@@ -25,13 +26,24 @@ public final class RequestContext {
     private volatile Throwable error;
     private final AtomicBoolean ended = new AtomicBoolean();
 
-    public RequestContext(String requestId, Instant arrived) {
+    /** @param endpoint the request's path ({@code /v1/chat/completions}, {@code /v1/messages}, …), a metrics tag */
+    public RequestContext(String requestId, Instant arrived, String endpoint) {
         this.requestId = requestId;
+        this.endpoint = endpoint;
         this.result = RequestResult.arrived(arrived);
+    }
+
+    /** A request not served through an HTTP endpoint (tests of the pipeline). */
+    public RequestContext(String requestId, Instant arrived) {
+        this(requestId, arrived, "none");
     }
 
     public String requestId() {
         return requestId;
+    }
+
+    public String endpoint() {
+        return endpoint;
     }
 
     /** What is known so far; a whole, immutable value. */

@@ -48,6 +48,11 @@ public final class TextAssembler {
         return out;
     }
 
+    /** The stop string that ended the output, or null (not ended, or ended by the engine or the length limit). */
+    public String stopString() {
+        return stops.matched();
+    }
+
     private void finish(List<TextEvent> out, String reason) {
         done = true;
         out.add(new TextEvent.Done(reason));

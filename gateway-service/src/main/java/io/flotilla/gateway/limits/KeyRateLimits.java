@@ -48,9 +48,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class KeyRateLimits {
 
-    /** A request's answer: allowed, or refused with how long until a token is back. */
-    public record Decision(boolean allowed, Duration retryAfter) {
-        static final Decision ALLOWED = new Decision(true, Duration.ZERO);
+    /**
+     * A request's answer: allowed, or refused with how long until a token is back; and the bucket after it, as the
+     * rate-limit response headers report it.
+     *
+     * @param remaining requests the key may still make now
+     * @param reset     time until the bucket is full again (zero when it is)
+     */
+    public record Decision(boolean allowed, Duration retryAfter, long remaining, Duration reset) {
     }
 
     static final String LIMIT = "rate";
@@ -144,6 +149,7 @@ public final class KeyRateLimits {
     }
 
     private static Decision decision(ConsumptionProbe probe) {
-        return probe.isConsumed() ? Decision.ALLOWED : new Decision(false, Duration.ofNanos(probe.getNanosToWaitForRefill()));
+        return new Decision(probe.isConsumed(), probe.isConsumed() ? Duration.ZERO : Duration.ofNanos(probe.getNanosToWaitForRefill()),
+                probe.getRemainingTokens(), Duration.ofNanos(Math.max(0, probe.getNanosToWaitForReset())));
     }
 }

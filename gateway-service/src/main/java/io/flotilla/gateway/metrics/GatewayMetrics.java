@@ -13,7 +13,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * The gateway's meters (Prometheus names):
  * <ul>
- *   <li>{@code flotilla_gateway_requests_total{model,outcome}} — finished requests by outcome (ok,
+ *   <li>{@code flotilla_gateway_requests_total{model,endpoint,outcome}} — finished requests by endpoint (the
+ *       path: {@code /v1/chat/completions}, {@code /v1/completions}, {@code /v1/messages}) and outcome (ok,
  *       client_error, rejected, cancelled, failed, timeout)</li>
  *   <li>{@code flotilla_gateway_ttft_seconds{model}}, {@code flotilla_gateway_itl_seconds{model}} (mean
  *       inter-token latency of one request), {@code flotilla_gateway_e2e_seconds{model}} — timers with
@@ -45,10 +46,10 @@ public final class GatewayMetrics {
         FunctionCounter.builder(name, source, count).description(description).register(registry);
     }
 
-    public void finished(String model, String outcome) {
+    public void finished(String model, String endpoint, String outcome) {
         Counter.builder("flotilla.gateway.requests")
-                .description("Finished requests by outcome")
-                .tag("model", model).tag("outcome", outcome)
+                .description("Finished requests by endpoint and outcome")
+                .tag("model", model).tag("endpoint", endpoint).tag("outcome", outcome)
                 .register(registry).increment();
     }
 

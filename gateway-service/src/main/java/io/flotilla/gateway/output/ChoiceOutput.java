@@ -87,6 +87,11 @@ final class ChoiceOutput implements ToolCallSink {
         return finishReason != null;
     }
 
+    /** The client's stop string that ended the choice, or null. */
+    String stopString() {
+        return text.stopString();
+    }
+
     /** {@code stop}, {@code length} or {@code tool_calls}; null before the end. */
     String finishReason() {
         return finishReason;

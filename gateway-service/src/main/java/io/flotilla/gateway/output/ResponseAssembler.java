@@ -86,6 +86,11 @@ public final class ResponseAssembler {
         return out;
     }
 
+    /** The stop string that ended {@code choice}, or null (Anthropic's {@code stop_sequence}). */
+    public String stopString(int choice) {
+        return choices[choice].stopString();
+    }
+
     /** The finish reason of choice 0 (for accounting). */
     public String firstFinishReason() {
         return choices[0].finishReason();

@@ -21,6 +21,7 @@ public final class StopStringMatcher {
     private final List<String> stops;
     private String held = "";
     private boolean stopped;
+    private String matched;
 
     public StopStringMatcher(List<String> stops) {
         for (String s : stops) {
@@ -37,20 +38,28 @@ public final class StopStringMatcher {
         }
         String text = held + chunk;
         int first = -1;
+        String found = null;
         for (String s : stops) {
             int at = text.indexOf(s);
             if (at >= 0 && (first < 0 || at < first)) {
                 first = at;
+                found = s;
             }
         }
         if (first >= 0) {
             stopped = true;
+            matched = found;
             held = "";
             return new Step(text.substring(0, first), true);
         }
         int keep = longestStopPrefixSuffix(text);
         held = text.substring(text.length() - keep);
         return new Step(text.substring(0, text.length() - keep), false);
+    }
+
+    /** The stop string that ended the text (the earliest, the first listed of those at one place), or null. */
+    public String matched() {
+        return matched;
     }
 
     /** The held-back text: at the end of the stream it was not the start of a stop string after all. */

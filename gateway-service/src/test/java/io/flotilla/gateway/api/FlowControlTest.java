@@ -65,6 +65,14 @@ class FlowControlTest extends GatewayTestBase {
                     .jsonPath("$.error.type").isEqualTo("rate_limit_error")
                     .jsonPath("$.error.code").isEqualTo("queue_full")
                     .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("queue-model"));
+            // Anthropic's clients are told the service is overloaded (529), not that they exceeded their own limit
+            web.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"model\":\"queue-model\",\"max_tokens\":3,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                    .exchange()
+                    .expectStatus().isEqualTo(529)
+                    .expectBody()
+                    .jsonPath("$.type").isEqualTo("error")
+                    .jsonPath("$.error.type").isEqualTo("overloaded_error");
 
             cluster.workerA.behave(FakeWorker.Behaviour.NORMAL);
             running.dispose(); // the client of the running request goes away: its slot passes to the queued one

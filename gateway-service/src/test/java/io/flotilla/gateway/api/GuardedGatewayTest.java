@@ -15,9 +15,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** API keys (from configuration and from a file) and per-key rate limits (2 requests per hour per key). */
+/**
+ * API keys (from configuration and from a file; as {@code Authorization: Bearer} or Anthropic's {@code x-api-key})
+ * and per-key rate limits (2 requests per hour per key), with their headers.
+ */
 @TestPropertySource(properties = {
-        "flotilla.gateway.auth.api-keys=cfg-key-1,sdk-key,rl-key",
+        "flotilla.gateway.auth.api-keys=cfg-key-1,sdk-key,rl-key,ant-key,ant-rl-key,hdr-key",
         "flotilla.gateway.auth.api-keys-file=src/test/resources/gateway-api-keys.txt",
         "flotilla.gateway.rate-limit.requests-per-period=2",
         "flotilla.gateway.rate-limit.period=1h",
@@ -104,5 +107,60 @@ class GuardedGatewayTest extends GatewayTestBase {
             wrong.close();
             right.close();
         }
+    }
+
+    private static final String MESSAGE = "{\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+    private WebTestClient.ResponseSpec message(String apiKey) {
+        WebTestClient.RequestBodySpec request = web.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+                .header("anthropic-version", "2023-06-01");
+        if (apiKey != null) {
+            request.header("x-api-key", apiKey);
+        }
+        return request.bodyValue(MESSAGE).exchange();
+    }
+
+    @Test
+    void anthropicClientsAuthenticateWithXApiKeyAndAreRefusedInAnthropicsShape() {
+        message("ant-key").expectStatus().isOk().expectBody().jsonPath("$.type").isEqualTo("message");
+        assertThat(cluster.workerA.generates.get(0).getTenant()).startsWith("key-").doesNotContain("ant-key");
+        for (String key : new String[] {null, "not-a-key"}) {
+            message(key).expectStatus().isUnauthorized()
+                    .expectBody()
+                    .jsonPath("$.type").isEqualTo("error")
+                    .jsonPath("$.error.type").isEqualTo("authentication_error")
+                    .jsonPath("$.error.message").isNotEmpty();
+        }
+        web.get().uri("/v1/models").header("x-api-key", "ant-key").exchange().expectStatus().isOk();
+    }
+
+    @Test
+    void everyAnswerCarriesTheKeysRateLimitAndA429SaysRateLimitErrorOnMessages() {
+        for (int remaining = 1; remaining >= 0; remaining--) {
+            message("ant-rl-key").expectStatus().isOk()
+                    .expectHeader().valueEquals("x-ratelimit-limit-requests", "2")
+                    .expectHeader().valueEquals("x-ratelimit-remaining-requests", Integer.toString(remaining))
+                    .expectHeader().value("x-ratelimit-reset-requests", v -> assertThat(v).matches("(\\d+h)?(\\d+m)?[\\d.]+s|\\d+ms"))
+                    .expectHeader().valueEquals("anthropic-ratelimit-requests-limit", "2")
+                    .expectHeader().valueEquals("anthropic-ratelimit-requests-remaining", Integer.toString(remaining))
+                    .expectHeader().value("anthropic-ratelimit-requests-reset",
+                            v -> assertThat(java.time.Instant.parse(v)).isAfter(java.time.Instant.now().minusSeconds(60)));
+        }
+        message("ant-rl-key").expectStatus().isEqualTo(429)
+                .expectHeader().exists("Retry-After")
+                .expectHeader().valueEquals("x-ratelimit-remaining-requests", "0")
+                .expectBody()
+                .jsonPath("$.type").isEqualTo("error")
+                .jsonPath("$.error.type").isEqualTo("rate_limit_error");
+    }
+
+    @Test
+    void openAiEndpointsCarryOpenAisRateLimitHeadersOnly() {
+        chat("Bearer hdr-key").expectStatus().isOk()
+                .expectHeader().valueEquals("x-ratelimit-limit-requests", "2")
+                .expectHeader().valueEquals("x-ratelimit-remaining-requests", "1")
+                .expectHeader().exists("x-ratelimit-reset-requests")
+                .expectHeader().doesNotExist("anthropic-ratelimit-requests-limit")
+                .expectHeader().doesNotExist("x-ratelimit-limit-tokens");
     }
 }

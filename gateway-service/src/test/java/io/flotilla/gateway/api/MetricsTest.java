@@ -26,6 +26,9 @@ class MetricsTest extends GatewayTestBase {
         web.post().uri("/v1/chat/completions").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"messages\":[]}")
                 .exchange().expectStatus().isBadRequest();
+        web.post().uri("/v1/messages").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":2}")
+                .exchange().expectStatus().isOk();
         String tools = ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]";
         cluster.workerB.behave(FakeWorker.Behaviour.NORMAL);
         cluster.workerA.behave(FakeWorker.Behaviour.NORMAL);
@@ -42,7 +45,8 @@ class MetricsTest extends GatewayTestBase {
                 .expectStatus().isOk()
                 .expectBody(String.class).returnResult().getResponseBody();
         assertThat(scrape)
-                .containsPattern("flotilla_gateway_requests_total\\{[^}]*model=\"flotilla-sim\"[^}]*outcome=\"ok\"")
+                .containsPattern("flotilla_gateway_requests_total\\{[^}]*endpoint=\"/v1/chat/completions\"[^}]*model=\"flotilla-sim\"[^}]*outcome=\"ok\"")
+                .containsPattern("flotilla_gateway_requests_total\\{[^}]*endpoint=\"/v1/messages\"[^}]*model=\"flotilla-sim\"[^}]*outcome=\"ok\"")
                 .containsPattern("flotilla_gateway_requests_total\\{[^}]*model=\"unknown\"[^}]*outcome=\"client_error\"")
                 .contains("flotilla_gateway_ttft_seconds_bucket{")
                 .contains("flotilla_gateway_itl_seconds_bucket{")

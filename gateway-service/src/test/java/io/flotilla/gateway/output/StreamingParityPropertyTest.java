@@ -1,6 +1,9 @@
 package io.flotilla.gateway.output;
 
+import io.flotilla.gateway.anthropic.MessageRenderer;
+import io.flotilla.gateway.anthropic.MessageStream;
 import io.flotilla.gateway.generation.RequestEvent;
+import io.flotilla.gateway.openai.TokenUsage;
 import io.flotilla.gateway.reasoning.ReasoningParser;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.Tokenizer;
@@ -10,6 +13,10 @@ import io.flotilla.gateway.toolcall.ToolCalls;
 import io.flotilla.protocol.v1.FinishReason;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,11 +35,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every shipped parser's format, with every reasoning parser), tokenized and delivered in random token chunks, the
  * streamed deltas reassemble to exactly the whole response's choice — content, reasoning, tool names, arguments, ids
  * and finish reason. Both go through the same {@link ResponseShape} the chat path builds; only {@code stream}
- * differs ({@code parallel_tool_calls} varies too: false keeps the first call on both). Every API (chat completions and those translated onto its output) reads its choice from here.
+ * differs ({@code parallel_tool_calls} varies too: false keeps the first call on both). Anthropic's Messages API
+ * renders the same choice: its streamed events, accumulated as an SDK accumulates them (blocks by index, deltas
+ * appended, {@code input_json_delta} parsed at the block's end), give the whole message's content blocks and stop
+ * reason.
  */
 class StreamingParityPropertyTest {
 
     private static final Tokenizer CL100K = new Cl100kTokenizer();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<String> PARSERS = List.of("hermes", "llama3-json", "mistral", "deepseek-v3");
     /** DeepSeek V3's markers, as its chat template writes them. */
     private static final String DS_CALLS_BEGIN = "<｜tool▁calls▁begin｜>";
@@ -62,6 +73,76 @@ class StreamingParityPropertyTest {
 
         assertThat(streamed).as("%s / %s: %s", script.parser(), script.reasoning() == null ? "-" : script.reasoning().name(),
                 script.text()).isEqualTo(whole);
+    }
+
+    @Property(tries = 300, seed = "20261204")
+    void anthropicEventsReassembleToTheWholeMessage(@ForAll long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        Script script = script(random);
+        List<int[]> chunks = chunks(CL100K.encode(script.text()), random);
+        TokenUsage usage = new TokenUsage(10, 5, 0);
+
+        ResponseAssembler wholeAssembler = shape(script, false).assembler();
+        feed(wholeAssembler, chunks, new ArrayList<>());
+        ChoiceResult result = wholeAssembler.results().get(0);
+        JsonNode whole = JSON.readTree(new MessageRenderer(JSON, "msg_1", "m").message(result, null, usage));
+
+        List<OutputEvent> events = new ArrayList<>();
+        feed(shape(script, true).assembler(), chunks, events);
+        MessageStream stream = new MessageStream(JSON, new MessageRenderer(JSON, "msg_1", "m"));
+        List<MessageStream.Event> sse = new ArrayList<>(stream.start(usage));
+        for (OutputEvent e : events) {
+            if (e instanceof OutputEvent.Delta d) {
+                sse.addAll(stream.delta(d));
+            } else if (e instanceof OutputEvent.Done d) {
+                sse.addAll(stream.done(d.finishReason(), null, usage));
+            }
+        }
+        ObjectNode accumulated = accumulate(sse);
+
+        assertThat(accumulated.get("content")).as("%s: %s", script.parser(), script.text()).isEqualTo(whole.get("content"));
+        assertThat(accumulated.get("stop_reason")).isEqualTo(whole.get("stop_reason"));
+    }
+
+    /** The message an Anthropic SDK builds from the events: blocks by index, deltas appended, tool input parsed. */
+    private static ObjectNode accumulate(List<MessageStream.Event> events) {
+        ObjectNode message = null;
+        Map<Integer, StringBuilder> partialJson = new LinkedHashMap<>();
+        for (MessageStream.Event e : events) {
+            JsonNode data = JSON.readTree(e.data());
+            switch (e.name()) {
+                case "message_start" -> message = (ObjectNode) data.get("message").deepCopy();
+                case "content_block_start" -> {
+                    ArrayNode content = (ArrayNode) message.get("content");
+                    assertThat(data.get("index").intValue()).as("blocks are numbered in order").isEqualTo(content.size());
+                    content.add(data.get("content_block").deepCopy());
+                }
+                case "content_block_delta" -> {
+                    int index = data.get("index").intValue();
+                    ObjectNode block = (ObjectNode) message.get("content").get(index);
+                    JsonNode delta = data.get("delta");
+                    switch (delta.get("type").stringValue()) {
+                        case "text_delta" -> block.put("text", block.get("text").stringValue() + delta.get("text").stringValue());
+                        case "thinking_delta" -> block.put("thinking",
+                                block.get("thinking").stringValue() + delta.get("thinking").stringValue());
+                        case "input_json_delta" -> partialJson.computeIfAbsent(index, i -> new StringBuilder())
+                                .append(delta.get("partial_json").stringValue());
+                        default -> throw new AssertionError("unexpected delta " + delta);
+                    }
+                }
+                case "content_block_stop" -> {
+                    int index = data.get("index").intValue();
+                    StringBuilder json = partialJson.remove(index);
+                    if (json != null) {
+                        ((ObjectNode) message.get("content").get(index)).set("input", JSON.readTree(json.toString()));
+                    }
+                }
+                case "message_delta" -> message.put("stop_reason", data.get("delta").get("stop_reason").stringValue());
+                case "ping", "message_stop" -> { }
+                default -> throw new AssertionError("unexpected event " + e.name());
+            }
+        }
+        return message;
     }
 
     private static Script script(SplittableRandom random) {

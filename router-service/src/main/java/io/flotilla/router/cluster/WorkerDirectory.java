@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * The router's membership view: the latest status of each worker's current epoch from
@@ -34,8 +35,18 @@ public final class WorkerDirectory {
     }
 
     private final Map<String, Entry> workers = new HashMap<>();
+    /** Told every worker's new view (null: gone, or not routable at all) after each change to it. */
+    private BiConsumer<String, WorkerView> viewChanged = (id, view) -> { };
     private long feedUnhealthySinceMs = -1;
     private long feedRecoveredAtMs = Long.MIN_VALUE;
+
+    /**
+     * Registers the one listener told, under this directory's lock (so it must not block), each worker's
+     * view after every change to it (membership, load report, suspect flag), or null when it left.
+     */
+    public synchronized void onViewChange(BiConsumer<String, WorkerView> listener) {
+        viewChanged = java.util.Objects.requireNonNull(listener, "listener");
+    }
 
     /**
      * Applies a membership record received at {@code nowMs}.
@@ -48,6 +59,7 @@ public final class WorkerDirectory {
         if (status.getState() == WorkerState.WORKER_STATE_STOPPED) {
             if (e != null && e.status.getEpoch() == status.getEpoch()) {
                 workers.remove(status.getWorkerId());
+                viewChanged.accept(status.getWorkerId(), null);
                 return true;
             }
             return false;
@@ -61,8 +73,12 @@ public final class WorkerDirectory {
             e = new Entry();
             workers.put(status.getWorkerId(), e);
         }
+        boolean changed = !status.equals(e.status);
         e.status = status;
         e.lastHeardMs = nowMs;
+        if (changed) {
+            told(status.getWorkerId(), e);
+        }
         return replaced;
     }
 
@@ -75,6 +91,7 @@ public final class WorkerDirectory {
         Entry e = workers.get(load.getWorkerId());
         if (e != null && e.status.getEpoch() == load.getEpoch()) {
             e.load = load;
+            told(load.getWorkerId(), e);
             return true;
         }
         return false;
@@ -83,16 +100,18 @@ public final class WorkerDirectory {
     /** The gateway (or the router itself) saw a call to this worker fail. */
     public synchronized void markSuspect(String workerId) {
         Entry e = workers.get(workerId);
-        if (e != null) {
+        if (e != null && !e.suspect) {
             e.suspect = true;
+            told(workerId, e);
         }
     }
 
     /** A health probe answered: the worker takes requests again. */
     public synchronized void clearSuspect(String workerId) {
         Entry e = workers.get(workerId);
-        if (e != null) {
+        if (e != null && e.suspect) {
             e.suspect = false;
+            told(workerId, e);
         }
     }
 
@@ -139,6 +158,7 @@ public final class WorkerDirectory {
             }
             return lapsed;
         });
+        gone.forEach(id -> viewChanged.accept(id, null));
         return gone;
     }
 
@@ -146,13 +166,28 @@ public final class WorkerDirectory {
     public synchronized List<WorkerView> views() {
         List<WorkerView> out = new ArrayList<>(workers.size());
         for (Entry e : workers.values()) {
-            if (e.status.getBlockSize() <= 0) {
-                continue; // a status without a block size cannot be compared with anything
+            WorkerView v = viewOf(e);
+            if (v != null) {
+                out.add(v);
             }
-            out.add(WorkerView.of(e.status, e.load, !e.suspect));
         }
         out.sort(Comparator.comparing(WorkerView::id));
         return out;
+    }
+
+    /** The worker's view, or null when it is unknown or has no block size. */
+    public synchronized WorkerView view(String workerId) {
+        Entry e = workers.get(workerId);
+        return e == null ? null : viewOf(e);
+    }
+
+    private void told(String workerId, Entry e) {
+        viewChanged.accept(workerId, viewOf(e));
+    }
+
+    /** Null for a status without a block size: it cannot be compared with anything. */
+    private static WorkerView viewOf(Entry e) {
+        return e.status.getBlockSize() <= 0 ? null : WorkerView.of(e.status, e.load, !e.suspect);
     }
 
     public synchronized WorkerStatus status(String workerId) {

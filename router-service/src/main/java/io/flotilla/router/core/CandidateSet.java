@@ -71,7 +71,7 @@ final class CandidateSet {
         if (ranking.disaggregated(request.model(), request.blockSize())) {
             return Collected.scan(Scan.FullScan.DISAGGREGATED, 0);
         }
-        Map<String, Candidate> chosen = new HashMap<>();
+        Map<String, Candidate> chosen = new HashMap<>(4 * (leastLoaded + snapshot.overlapBlocks().size()));
         if (credit) {
             addHolders(request, snapshot, snapshot.overlapBlocks().keySet(), chosen);
             addHolders(request, snapshot, snapshot.tiered().keySet(), chosen);

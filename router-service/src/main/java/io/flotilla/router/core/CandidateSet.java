@@ -3,10 +3,8 @@ package io.flotilla.router.core;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The workers a pruned decision scores: every eligible, free (not busy) worker that holds any of the
@@ -40,30 +38,45 @@ import java.util.Map;
  *   decode step's worth, for a 2,048 + 256-token base-model request on the reference profile with 16,384
  *   blocks. Workers of different timing profiles add the spread of w_p · prefill_ms_i(P) to Δ.</li>
  * </ol>
- * {@code PrunedDecisionPropertyTest} checks both against the full scan over random fleets.
+ * A holder whose cost provably exceeds the cheapest candidate found so far is not priced (it could not be
+ * picked): its cost is at least key_j + w_p · prefill(P − H_j), H_j its prefix in any tier, when its
+ * timing is monotone (prefill: a, b ≥ 0; decode: d1 ≥ 0 and d1 + 2·d2 ≥ 0; in blocks always). That
+ * changes which workers are priced, not the pick, so a prefix held by much of the fleet costs a lookup
+ * per holder rather than a pricing.
+ *
+ * <p>{@code PrunedDecisionPropertyTest} checks both against the full scan over random fleets.
  */
 final class CandidateSet {
 
-    /** The pool to score, in id order, and its unit; or no pool and why the decision must scan. */
-    record Collected(List<Candidate> pool, CostUnit unit, int walked, Scan.FullScan fullScan) {
+    /** The pool to score, in id order, with its costs and unit; or no pool and why the decision must scan. */
+    record Collected(List<Candidate> pool, double[] costs, CostUnit unit, int walked, Scan.FullScan fullScan) {
         static Collected scan(Scan.FullScan why, int walked) {
-            return new Collected(null, CostUnit.BLOCKS, walked, why);
+            return new Collected(null, null, CostUnit.BLOCKS, walked, why);
         }
     }
 
-    private static final Comparator<Candidate> BY_ID = Comparator.comparing(Candidate::id);
+    private record Priced(Candidate candidate, double cost) {
+    }
+
+    private static final Comparator<Priced> BY_ID = Comparator.comparing(p -> p.candidate().id());
+
+    /** A holder is skipped only when its lower bound exceeds the best cost by more than this (relative). */
+    private static final double SKIP_SLACK = 1e-6;
 
     private final int leastLoaded;
     private final BusyDetector busy;
     private final LoadMerge merge;
+    private final double prefillWeight;
 
-    CandidateSet(int leastLoaded, BusyDetector busy, LoadMerge merge) {
+    CandidateSet(int leastLoaded, BusyDetector busy, LoadMerge merge, RouterConfig.Weights weights) {
         this.leastLoaded = leastLoaded;
         this.busy = busy;
         this.merge = merge;
+        this.prefillWeight = weights.prefill();
     }
 
-    Collected collect(RoutingRequest request, ClusterSnapshot snapshot, boolean credit) {
+    /** @param model the cost the decision picks by (with cache credit when {@code credit}) */
+    Collected collect(RoutingRequest request, ClusterSnapshot snapshot, boolean credit, CostModel model) {
         WorkerRanking ranking = snapshot.ranking();
         if (!ranking.ranks()) {
             return Collected.scan(Scan.FullScan.UNRANKED, 0);
@@ -71,51 +84,89 @@ final class CandidateSet {
         if (ranking.disaggregated(request.model(), request.blockSize())) {
             return Collected.scan(Scan.FullScan.DISAGGREGATED, 0);
         }
-        Map<String, Candidate> chosen = new HashMap<>(4 * (leastLoaded + snapshot.overlapBlocks().size()));
-        if (credit) {
-            addHolders(request, snapshot, snapshot.overlapBlocks().keySet(), chosen);
-            addHolders(request, snapshot, snapshot.tiered().keySet(), chosen);
-        }
         CostUnit unit = unitOf(request, ranking.unpriced(request.model(), request.blockSize()));
+        List<Priced> chosen = new ArrayList<>(leastLoaded + 16);
+        double best = Double.POSITIVE_INFINITY;
         Iterator<WorkerRanking.Ranked> ascending = ranking.ascending(request.model(), request.blockSize(), unit);
-        int taken = 0;
         int walked = 0;
-        while (taken < leastLoaded && ascending.hasNext()) {
+        while (chosen.size() < leastLoaded && ascending.hasNext()) {
             WorkerRanking.Ranked r = ascending.next();
             walked++;
-            if (chosen.containsKey(r.id()) || !Eligibility.eligible(request, r.view())) {
+            if ((credit && holds(snapshot, r.id())) || !Eligibility.eligible(request, r.view())) {
                 continue;
             }
             Candidate c = candidate(request, r, KvOverlap.NONE);
             if (!isBusy(c)) {
-                chosen.put(r.id(), c);
-                taken++;
+                double cost = model.cost(request, unit, c);
+                chosen.add(new Priced(c, cost));
+                best = Math.min(best, cost);
+            }
+        }
+        if (credit) {
+            best = addHolders(request, snapshot, snapshot.overlapBlocks().keySet(), unit, model, chosen, best);
+            for (String id : snapshot.tiered().keySet()) {
+                if (!snapshot.overlapBlocks().containsKey(id)) {
+                    best = addHolders(request, snapshot, List.of(id), unit, model, chosen, best);
+                }
             }
         }
         if (chosen.isEmpty()) {
             return Collected.scan(Scan.FullScan.NO_FREE_CANDIDATE, walked);
         }
-        List<Candidate> pool = new ArrayList<>(chosen.values());
-        pool.sort(BY_ID);
-        return new Collected(pool, unit, walked, Scan.FullScan.NONE);
+        chosen.sort(BY_ID);
+        List<Candidate> pool = new ArrayList<>(chosen.size());
+        double[] costs = new double[chosen.size()];
+        for (int i = 0; i < costs.length; i++) {
+            pool.add(chosen.get(i).candidate());
+            costs[i] = chosen.get(i).cost();
+        }
+        return new Collected(pool, costs, unit, walked, Scan.FullScan.NONE);
     }
 
-    /** Holders are ranked when they are aggregated workers of the request's group; others are not candidates. */
-    private void addHolders(RoutingRequest request, ClusterSnapshot snapshot, Collection<String> ids,
-                            Map<String, Candidate> chosen) {
+    private static boolean holds(ClusterSnapshot snapshot, String id) {
+        return snapshot.overlapBlocks().containsKey(id) || snapshot.tiered().containsKey(id);
+    }
+
+    /**
+     * Prices the eligible free holders among {@code ids} that could beat {@code best}; returns the new best.
+     * Holders are ranked when they are aggregated workers of the request's group; others are not candidates.
+     */
+    private double addHolders(RoutingRequest request, ClusterSnapshot snapshot, Collection<String> ids, CostUnit unit,
+                              CostModel model, List<Priced> chosen, double best) {
         for (String id : ids) {
-            if (chosen.containsKey(id)) {
-                continue;
-            }
             WorkerRanking.Ranked r = snapshot.ranking().get(id);
             if (r == null || !Eligibility.eligible(request, r.view())) {
                 continue;
             }
-            Candidate c = candidate(request, r, snapshot.tieredOf(id));
+            KvOverlap overlap = snapshot.tieredOf(id);
+            if (lowerBound(request, r, overlap, unit) > best + SKIP_SLACK * Math.max(1, Math.abs(best))) {
+                continue;
+            }
+            Candidate c = candidate(request, r, overlap);
             if (!isBusy(c)) {
-                chosen.put(id, c);
+                double cost = model.cost(request, unit, c);
+                chosen.add(new Priced(c, cost));
+                best = Math.min(best, cost);
             }
         }
+        return best;
+    }
+
+    /**
+     * At most the worker's cost for this request: its load cost plus the prefill of what its prefix in any
+     * tier leaves; −∞ when its timing is not monotone (then it is always priced).
+     */
+    private double lowerBound(RoutingRequest request, WorkerRanking.Ranked r, KvOverlap overlap, CostUnit unit) {
+        long rest = request.islTokens() - request.cachedTokens(overlap.anyTier());
+        if (unit == CostUnit.BLOCKS) {
+            return r.blocksCost() + prefillWeight * rest / request.blockSize();
+        }
+        WorkerTiming t = r.view().timing().orElse(null);
+        if (t == null || !Double.isFinite(r.msCost()) || t.prefillA() < 0 || t.prefillB() < 0 || t.decodeD1() < 0
+                || t.decodeD1() + 2 * t.decodeD2() < 0) {
+            return Double.NEGATIVE_INFINITY;
+        }
+        return r.msCost() + prefillWeight * t.prefillMs(rest);
     }
 
     /** As {@link CostUnit#of} over the whole free pool: blocks as soon as one eligible free worker lacks timing. */

@@ -61,7 +61,7 @@ public final class RoutingPolicy {
         this.prefillKv = CostModel.prefillOnly(PrefillScorer.withCacheCredit(), config.weights());
         this.prefillLoad = CostModel.prefillOnly(PrefillScorer.withoutCacheCredit(), config.weights());
         this.decodeOnly = CostModel.decodeOnly(config.weights());
-        this.candidates = new CandidateSet(config.pruning().leastLoaded(), busy, config.loadMerge());
+        this.candidates = new CandidateSet(config.pruning().leastLoaded(), busy, config.loadMerge(), config.weights());
     }
 
     /** The model a worker's load cost ({@link WorkerRanking#loadCost}) is priced with for {@code config}. */
@@ -105,9 +105,9 @@ public final class RoutingPolicy {
         } else if (!byCost() || config.temperature() > 0) {
             why = Scan.FullScan.NOT_GREEDY;
         } else {
-            CandidateSet.Collected c = candidates.collect(request, snapshot, credit);
+            CandidateSet.Collected c = candidates.collect(request, snapshot, credit, fullModel(credit));
             if (c.pool() != null) {
-                return routed(request, mode, credit, c.pool(), c.unit())
+                return routed(request, mode, c.pool(), c.unit(), c.costs())
                         .withScan(new Scan(c.pool().size(), c.walked(), Scan.FullScan.NONE));
             }
             why = c.fullScan();
@@ -146,13 +146,13 @@ public final class RoutingPolicy {
                 return paired;
             }
         }
-        return routed(request, mode, credit, freePool, CostUnit.of(freePool));
+        CostUnit unit = CostUnit.of(freePool);
+        return routed(request, mode, freePool, unit, costs(fullModel(credit), request, unit, freePool));
     }
 
-    /** Picks from {@code freePool} (free workers of the serving pool, in id order) by the full cost in {@code unit}. */
-    private Decision routed(RoutingRequest request, ModeUsed mode, boolean credit, List<Candidate> freePool,
-                            CostUnit unit) {
-        double[] costs = costs(fullModel(credit), request, unit, freePool);
+    /** Picks from {@code freePool} (free workers of the serving pool, in id order) by their full costs in {@code unit}. */
+    private Decision routed(RoutingRequest request, ModeUsed mode, List<Candidate> freePool, CostUnit unit,
+                            double[] costs) {
         Candidate d = freePool.get(picker.pick(freePool, costs));
         return new Decision(Decision.Outcome.ROUTED, d.id(), d.worker().endpoint(), "", "", d.overlapBlocks(), 0,
                 d.newTokens(), d.newBlocks(request), scores(freePool, costs, ""), mode, unit, 0, d.onboardHost(),

@@ -42,6 +42,8 @@ class PrunedDecisionPropertyTest {
     private static final String MODEL = Fixtures.MODEL;
     private static final int BS = Fixtures.BS;
     private static final WorkerTiming FAST = new WorkerTiming(2e-7, 8e-3, 9, -10, 30, 3, 1);
+    /** Decode slows down past 30 % usage and speeds up after (d1 + 2·d2 &lt; 0): holders are always priced. */
+    private static final WorkerTiming HUMPED = new WorkerTiming(3e-7, 1e-2, 12, -60, 40, 4, 1);
 
     record Scenario(RoutingRequest request, ClusterSnapshot snapshot, RouterConfig config) {
     }
@@ -49,7 +51,7 @@ class PrunedDecisionPropertyTest {
     static Scenario scenario(long seed) {
         Random rnd = new Random(seed);
         int n = 4 + rnd.nextInt(60);
-        int profiles = rnd.nextInt(3); // 0: one profile; 1: two; 2: one, and some workers without timing
+        int profiles = rnd.nextInt(3); // 0: one profile; 1: three; 2: one, and some workers without timing
         boolean withDecode = rnd.nextInt(12) == 0;
         List<WorkerView> workers = new ArrayList<>();
         Map<String, Integer> overlaps = new HashMap<>();
@@ -60,7 +62,8 @@ class PrunedDecisionPropertyTest {
         for (int i = 0; i < n; i++) {
             String id = String.format("w%03d", i);
             boolean untimed = profiles == 2 && rnd.nextInt(4) == 0;
-            WorkerTiming timing = profiles == 1 && rnd.nextBoolean() ? FAST : Fixtures.MOCKER;
+            WorkerTiming timing = profiles != 1 ? Fixtures.MOCKER : rnd.nextInt(5) == 0 ? HUMPED
+                    : rnd.nextBoolean() ? FAST : Fixtures.MOCKER;
             WorkerRole role = withDecode && i == 0 ? WorkerRole.WORKER_ROLE_DECODE
                     : rnd.nextInt(8) == 0 ? WorkerRole.WORKER_ROLE_UNSPECIFIED : WorkerRole.WORKER_ROLE_AGGREGATED;
             WorkerAdapters adapters = rnd.nextInt(3) == 0 ? WorkerAdapters.NONE

@@ -73,7 +73,8 @@ public final class LoadRanking implements WorkerRanking {
         Ranked r = new Ranked(view, booked, bookedAtReport,
                 priced ? WorkerRanking.loadCost(costModel, view, booked, bookedAtReport, merge, CostUnit.MILLISECONDS)
                         : Double.NaN,
-                WorkerRanking.loadCost(costModel, view, booked, bookedAtReport, merge, CostUnit.BLOCKS));
+                WorkerRanking.loadCost(costModel, view, booked, bookedAtReport, merge, CostUnit.BLOCKS),
+                WorkerRanking.monotone(view));
         ranked.put(view.id(), r);
         if (priced) {
             lists.byMs.add(r);

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The workers a pruned decision scores: every eligible, free (not busy) worker that holds any of the
@@ -103,12 +104,7 @@ final class CandidateSet {
             }
         }
         if (credit) {
-            best = addHolders(request, snapshot, snapshot.overlapBlocks().keySet(), unit, model, chosen, best);
-            for (String id : snapshot.tiered().keySet()) {
-                if (!snapshot.overlapBlocks().containsKey(id)) {
-                    best = addHolders(request, snapshot, List.of(id), unit, model, chosen, best);
-                }
-            }
+            best = addHolders(request, snapshot, unit, model, chosen, best);
         }
         if (chosen.isEmpty()) {
             return Collected.scan(Scan.FullScan.NO_FREE_CANDIDATE, walked);
@@ -128,28 +124,40 @@ final class CandidateSet {
     }
 
     /**
-     * Prices the eligible free holders among {@code ids} that could beat {@code best}; returns the new best.
-     * Holders are ranked when they are aggregated workers of the request's group; others are not candidates.
+     * Prices the eligible free holders that could beat {@code best}; returns the new best. Holders are ranked
+     * when they are aggregated workers of the request's group; others are not candidates. The bound is
+     * checked first: it reads only the ranked entry, so a holder that cannot win costs two lookups.
      */
-    private double addHolders(RoutingRequest request, ClusterSnapshot snapshot, Collection<String> ids, CostUnit unit,
-                              CostModel model, List<Priced> chosen, double best) {
-        for (String id : ids) {
-            WorkerRanking.Ranked r = snapshot.ranking().get(id);
-            if (r == null || !Eligibility.eligible(request, r.view())) {
-                continue;
-            }
-            KvOverlap overlap = snapshot.tieredOf(id);
-            if (lowerBound(request, r, overlap, unit) > best + SKIP_SLACK * Math.max(1, Math.abs(best))) {
-                continue;
-            }
-            Candidate c = candidate(request, r, overlap);
-            if (!isBusy(c)) {
-                double cost = model.cost(request, unit, c);
-                chosen.add(new Priced(c, cost));
-                best = Math.min(best, cost);
+    private double addHolders(RoutingRequest request, ClusterSnapshot snapshot, CostUnit unit, CostModel model,
+                              List<Priced> chosen, double best) {
+        Map<String, KvOverlap> tiered = snapshot.tiered();
+        for (Map.Entry<String, Integer> e : snapshot.overlapBlocks().entrySet()) {
+            KvOverlap lower = tiered.isEmpty() ? null : tiered.get(e.getKey());
+            best = addHolder(request, snapshot, e.getKey(),
+                    lower != null ? lower : KvOverlap.deviceOnly(Math.max(0, e.getValue())), unit, model, chosen, best);
+        }
+        for (Map.Entry<String, KvOverlap> e : tiered.entrySet()) {
+            if (!snapshot.overlapBlocks().containsKey(e.getKey())) {
+                best = addHolder(request, snapshot, e.getKey(), e.getValue(), unit, model, chosen, best);
             }
         }
         return best;
+    }
+
+    private double addHolder(RoutingRequest request, ClusterSnapshot snapshot, String id, KvOverlap overlap,
+                             CostUnit unit, CostModel model, List<Priced> chosen, double best) {
+        WorkerRanking.Ranked r = snapshot.ranking().get(id);
+        if (r == null || lowerBound(request, r, overlap, unit) > best + SKIP_SLACK * Math.max(1, Math.abs(best))
+                || !Eligibility.eligible(request, r.view())) {
+            return best;
+        }
+        Candidate c = candidate(request, r, overlap);
+        if (isBusy(c)) {
+            return best;
+        }
+        double cost = model.cost(request, unit, c);
+        chosen.add(new Priced(c, cost));
+        return Math.min(best, cost);
     }
 
     /**
@@ -161,12 +169,8 @@ final class CandidateSet {
         if (unit == CostUnit.BLOCKS) {
             return r.blocksCost() + prefillWeight * rest / request.blockSize();
         }
-        WorkerTiming t = r.view().timing().orElse(null);
-        if (t == null || !Double.isFinite(r.msCost()) || t.prefillA() < 0 || t.prefillB() < 0 || t.decodeD1() < 0
-                || t.decodeD1() + 2 * t.decodeD2() < 0) {
-            return Double.NEGATIVE_INFINITY;
-        }
-        return r.msCost() + prefillWeight * t.prefillMs(rest);
+        WorkerTiming t = r.monotone();
+        return t == null || Double.isNaN(r.msCost()) ? Double.NEGATIVE_INFINITY : r.msCost() + prefillWeight * t.prefillMs(rest);
     }
 
     /** As {@link CostUnit#of} over the whole free pool: blocks as soon as one eligible free worker lacks timing. */

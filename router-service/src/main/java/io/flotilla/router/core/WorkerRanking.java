@@ -52,8 +52,11 @@ public interface WorkerRanking {
      *
      * @param msCost     {@link #loadCost} in milliseconds; NaN when the worker cannot be priced in them
      * @param blocksCost {@link #loadCost} in blocks
+     * @param monotone   its timing when prefill_ms and decode_ms never fall as their argument grows
+     *                   ({@link #monotone}), else null: a holder's cost is bounded below only then
      */
-    record Ranked(WorkerView view, ActiveLoad booked, ActiveLoad bookedAtReport, double msCost, double blocksCost) {
+    record Ranked(WorkerView view, ActiveLoad booked, ActiveLoad bookedAtReport, double msCost, double blocksCost,
+                  WorkerTiming monotone) {
 
         public String id() {
             return view.id();
@@ -96,6 +99,16 @@ public interface WorkerRanking {
         RoutingRequest empty = RoutingRequest.probe(worker.model(), worker.blockSize());
         Candidate c = Candidate.of(empty, worker, KvOverlap.NONE, booked, bookedAtReport, merge);
         return model.costs(empty, unit, List.of(c))[0];
+    }
+
+    /**
+     * {@code worker}'s timing when both polynomials are non-decreasing where they are used: prefill a, b ≥ 0
+     * (tokens ≥ 0), decode d1 ≥ 0 and d1 + 2·d2 ≥ 0 (usage in [0, 1]); else null.
+     */
+    static WorkerTiming monotone(WorkerView worker) {
+        WorkerTiming t = worker.timing().orElse(null);
+        return t != null && t.prefillA() >= 0 && t.prefillB() >= 0 && t.decodeD1() >= 0
+                && t.decodeD1() + 2 * t.decodeD2() >= 0 ? t : null;
     }
 
     /** Whether {@code worker} can be priced in milliseconds (see {@link CostUnit#of}). */

@@ -96,6 +96,9 @@ public class DecideBenchmark {
             ranking.put(views.get(i), booked.get(id), ActiveLoad.NONE);
             ledger.workerChanged(id, views.get(i));
         }
+        java.util.TreeMap<String, WorkerView> byId = new java.util.TreeMap<>();
+        views.forEach(v -> byId.put(v.id(), v));
+        views = WorkersById.of(byId); // as the router's directory hands them over
         int holding = holders.equals("quarter") ? workers / 4 : Integer.parseInt(holders);
         requests = new RoutingRequest[REQUESTS];
         snapshots = new ClusterSnapshot[REQUESTS];

@@ -4,13 +4,13 @@ import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.core.WorkerView;
+import io.flotilla.router.core.WorkersById;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BiConsumer;
 
 /**
@@ -32,9 +32,13 @@ public final class WorkerDirectory {
         WorkerLoad load;
         long lastHeardMs;
         boolean suspect;
+        /** The view of status, load and suspect flag; null when the status has no block size. */
+        WorkerView view;
     }
 
     private final Map<String, Entry> workers = new HashMap<>();
+    /** Every entry's view, by id: {@link #views} copies it rather than building and sorting views per call. */
+    private final TreeMap<String, WorkerView> views = new TreeMap<>();
     /** Told every worker's new view (null: gone, or not routable at all) after each change to it. */
     private BiConsumer<String, WorkerView> viewChanged = (id, view) -> { };
     private long feedUnhealthySinceMs = -1;
@@ -59,7 +63,7 @@ public final class WorkerDirectory {
         if (status.getState() == WorkerState.WORKER_STATE_STOPPED) {
             if (e != null && e.status.getEpoch() == status.getEpoch()) {
                 workers.remove(status.getWorkerId());
-                viewChanged.accept(status.getWorkerId(), null);
+                gone(status.getWorkerId());
                 return true;
             }
             return false;
@@ -158,36 +162,34 @@ public final class WorkerDirectory {
             }
             return lapsed;
         });
-        gone.forEach(id -> viewChanged.accept(id, null));
+        gone.forEach(this::gone);
         return gone;
     }
 
     /** Every known worker as the routing core sees it, sorted by id. */
     public synchronized List<WorkerView> views() {
-        List<WorkerView> out = new ArrayList<>(workers.size());
-        for (Entry e : workers.values()) {
-            WorkerView v = viewOf(e);
-            if (v != null) {
-                out.add(v);
-            }
-        }
-        out.sort(Comparator.comparing(WorkerView::id));
-        return out;
+        return WorkersById.of(views);
     }
 
     /** The worker's view, or null when it is unknown or has no block size. */
     public synchronized WorkerView view(String workerId) {
         Entry e = workers.get(workerId);
-        return e == null ? null : viewOf(e);
+        return e == null ? null : e.view;
     }
 
     private void told(String workerId, Entry e) {
-        viewChanged.accept(workerId, viewOf(e));
+        e.view = e.status.getBlockSize() <= 0 ? null : WorkerView.of(e.status, e.load, !e.suspect);
+        if (e.view == null) {
+            views.remove(workerId); // a status without a block size cannot be compared with anything
+        } else {
+            views.put(workerId, e.view);
+        }
+        viewChanged.accept(workerId, e.view);
     }
 
-    /** Null for a status without a block size: it cannot be compared with anything. */
-    private static WorkerView viewOf(Entry e) {
-        return e.status.getBlockSize() <= 0 ? null : WorkerView.of(e.status, e.load, !e.suspect);
+    private void gone(String workerId) {
+        views.remove(workerId);
+        viewChanged.accept(workerId, null);
     }
 
     public synchronized WorkerStatus status(String workerId) {

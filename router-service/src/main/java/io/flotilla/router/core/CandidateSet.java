@@ -14,7 +14,8 @@ import java.util.Map;
  * unless every one of them is filtered out). Each is priced from the same view, bookings and overlap, in
  * the same unit, as the full scan would price it, so costs in the set are the full scan's costs.
  *
- * <p><b>Guarantee</b> (greedy picking, {@link Picker#argmin}). Let C be the set, K ⊆ C its least-loaded part,
+ * <p><b>Guarantee</b> (greedy picking, {@link Picker#argmin}; a ranking as fresh as the snapshot — one that
+ * lags a booking or a report can only give a worse route for that decision). Let C be the set, K ⊆ C its least-loaded part,
  * key_i worker i's load cost ({@link WorkerRanking#loadCost}: its cost for an empty request) and
  * δ_i = cost_i(r) − key_i what request r adds to it.
  * <ol>

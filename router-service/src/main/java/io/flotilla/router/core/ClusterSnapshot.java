@@ -111,6 +111,9 @@ public record ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> ove
     }
 
     private static List<WorkerView> sortedById(List<WorkerView> workers) {
+        if (workers instanceof WorkersById) {
+            return workers;
+        }
         for (int i = 1; i < workers.size(); i++) {
             if (workers.get(i - 1).id().compareTo(workers.get(i).id()) > 0) {
                 List<WorkerView> copy = new ArrayList<>(workers);

@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param newDecodeBlocks      KV blocks the request adds on {@code workerId} (booked as its active
  *                             decode blocks until freed): ⌈(isl + osl)/bs⌉ minus the full blocks of
  *                             its prefix already resident there
- * @param scores               cost per candidate of the pool {@code workerId} was picked from, plus
+ * @param scores               cost per candidate of the pool {@code workerId} was picked from (when pruned, the
+ *                             candidates it priced: {@link CandidateSet}), plus
  *                             "prefill:"-prefixed costs of the prefill pool when one was scored
  * @param unit                 unit of {@code scores}
  * @param retryAfterMs         when BUSY: the hint for Retry-After; 0 otherwise

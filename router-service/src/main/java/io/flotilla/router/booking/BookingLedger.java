@@ -65,7 +65,7 @@ public final class BookingLedger {
         if (view == null) {
             ranking.remove(workerId);
         } else {
-            ranking.put(view, sequences.load(workerId), sequences.loadAtReport(workerId));
+            ranking.put(view, sequences::load, sequences::loadAtReport);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.function.Function;
 
 /**
  * The {@link WorkerRanking} the booking ledger keeps: per (model, block size), the aggregated workers in two
@@ -57,6 +58,15 @@ public final class LoadRanking implements WorkerRanking {
     public LoadRanking(RouterConfig config) {
         this.costModel = RoutingPolicy.loadCostModel(config);
         this.merge = config.loadMerge();
+    }
+
+    /**
+     * The worker joined or its view changed; its bookings are read under this ranking's lock, so a booking
+     * change re-ranking it at the same time cannot be overtaken by the bookings read before it.
+     */
+    public synchronized void put(WorkerView view, Function<String, ActiveLoad> booked,
+                                 Function<String, ActiveLoad> bookedAtReport) {
+        put(view, booked.apply(view.id()), bookedAtReport.apply(view.id()));
     }
 
     /** The worker joined or its view changed; {@code booked} and {@code bookedAtReport} are its bookings now. */

@@ -1,6 +1,7 @@
 package io.flotilla.router.core;
 
 import io.flotilla.router.booking.BookingLedger;
+import io.flotilla.router.booking.LoadRanking;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -29,12 +30,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Decision latency in process: {@code decide} alone, and the whole request-path work the shell does
- * around it (snapshot assembly from the ledger, decide, book, release), for 64 and 256 aggregated
- * workers and 128-block (2048-token) requests. About a quarter of the workers hold part of each
- * request's prefix; every worker carries a load report and bookings.
+ * around it (snapshot assembly from the ledger, decide, book, release), for 64 to 4,096 aggregated
+ * workers and 128-block (2048-token) requests, pruned (the holders plus the 16 least-loaded workers from
+ * the ledger's ranking) or scoring every worker. {@code holders}: how many workers hold part of each
+ * request's prefix — {@code quarter} of the fleet (random picks, so about a fifth distinct), or a fixed
+ * {@code 16} (a prefix that KV-aware routing has kept on a few workers). Every worker carries a load
+ * report and bookings.
  *
  * <pre>
- * java -cp &lt;classpath&gt; org.openjdk.jmh.Main DecideBenchmark -f 1 -wi 2 -i 3 -w 1s -r 2s
+ * ./mvnw -o -q -pl router-service -Pjmh test-compile exec:exec \
+ *     -Djmh.args="DecideBenchmark.decide -f 1 -wi 2 -i 3 -w 1s -r 2s"
  * </pre>
  */
 @State(Scope.Benchmark)
@@ -51,8 +56,14 @@ public class DecideBenchmark {
     private static final WorkerTiming TIMING =
             new WorkerTiming(4.209989e-7, 1.518344e-2, 16.50142, -25.74, 54.01, 5.74, 1);
 
-    @Param({"64", "256"})
+    @Param({"64", "256", "1024", "4096"})
     public int workers;
+
+    @Param({"true", "false"})
+    public boolean pruned;
+
+    @Param({"quarter", "16"})
+    public String holders;
 
     private RoutingPolicy policy;
     private BookingLedger ledger;
@@ -68,9 +79,12 @@ public class DecideBenchmark {
     @SuppressWarnings("unchecked")
     public void setUp() {
         Random rnd = new Random(42);
-        policy = new RoutingPolicy(RouterConfig.defaults(), new Random(1));
+        RouterConfig config = RouterConfig.defaults()
+                .withPruning(pruned ? RouterConfig.Pruning.DEFAULT : RouterConfig.Pruning.OFF);
+        policy = new RoutingPolicy(config, new Random(1));
         required = EnumSet.copyOf(policy.requires());
-        ledger = BookingLedger.create("bench", RouterConfig.defaults());
+        ledger = BookingLedger.create("bench", config);
+        LoadRanking ranking = new LoadRanking(config);
         views = new ArrayList<>();
         Map<String, ActiveLoad> booked = new HashMap<>();
         for (int i = 0; i < workers; i++) {
@@ -79,7 +93,13 @@ public class DecideBenchmark {
                     id + ":7100", WorkerState.WORKER_STATE_READY, true, Optional.of(TIMING), 16_384,
                     new LoadReport(rnd.nextInt(32), rnd.nextInt(8), rnd.nextInt(20_000), rnd.nextInt(12_000))));
             booked.put(id, new ActiveLoad(rnd.nextInt(8_000), rnd.nextInt(4), rnd.nextInt(4_000), rnd.nextInt(16)));
+            ranking.put(views.get(i), booked.get(id), ActiveLoad.NONE);
+            ledger.workerChanged(id, views.get(i));
         }
+        java.util.TreeMap<String, WorkerView> byId = new java.util.TreeMap<>();
+        views.forEach(v -> byId.put(v.id(), v));
+        views = WorkersById.of(byId); // as the router's directory hands them over
+        int holding = holders.equals("quarter") ? workers / 4 : Integer.parseInt(holders);
         requests = new RoutingRequest[REQUESTS];
         snapshots = new ClusterSnapshot[REQUESTS];
         matches = new Map[REQUESTS];
@@ -91,11 +111,11 @@ public class DecideBenchmark {
             requests[r] = new RoutingRequest("req-" + r, "model", REQUEST_BLOCKS * BLOCK_SIZE, BLOCK_SIZE, hashes,
                     Set.of(), false, 256);
             Map<String, Integer> m = new HashMap<>();
-            for (int i = 0; i < workers / 4; i++) {
+            for (int i = 0; i < holding; i++) {
                 m.put(views.get(rnd.nextInt(workers)).id(), 1 + rnd.nextInt(REQUEST_BLOCKS));
             }
             matches[r] = m;
-            snapshots[r] = new ClusterSnapshot(views, m, OverlapSource.INDEXER, booked);
+            snapshots[r] = new ClusterSnapshot(views, m, OverlapSource.INDEXER, booked, Map.of(), Map.of(), ranking);
         }
     }
 

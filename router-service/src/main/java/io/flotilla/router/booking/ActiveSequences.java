@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The requests this router (and the replicas it syncs with) sent to workers and has not seen
@@ -67,6 +68,8 @@ public final class ActiveSequences {
     private final Map<String, ActiveLoad> loadsView = Collections.unmodifiableMap(loads);
     private final ConcurrentHashMap<String, ActiveLoad> atReport = new ConcurrentHashMap<>();
     private final Map<String, ActiveLoad> atReportView = Collections.unmodifiableMap(atReport);
+    /** Told the id of every worker whose booked load or report baseline changed, under this object's lock. */
+    private Consumer<String> changed = id -> { };
 
     /** Tombstones live for min(ttl, 1 minute): long enough to outlast sync reordering between replicas. */
     public ActiveSequences(String routerId, Duration ttl) {
@@ -77,6 +80,11 @@ public final class ActiveSequences {
         this.routerId = Objects.requireNonNull(routerId, "routerId");
         this.ttl = Objects.requireNonNull(ttl, "ttl");
         this.tombstoneTtl = Objects.requireNonNull(tombstoneTtl, "tombstoneTtl");
+    }
+
+    /** Registers the one listener told (under this object's lock, so it must not block) about changed workers. */
+    public synchronized void onChange(Consumer<String> listener) {
+        changed = Objects.requireNonNull(listener, "listener");
     }
 
     public String routerId() {
@@ -163,6 +171,7 @@ public final class ActiveSequences {
         } else {
             atReport.put(workerId, now);
         }
+        changed.accept(workerId);
     }
 
     /** Live read-only view: worker id → booked load when its last report arrived (absent = none). */
@@ -173,6 +182,12 @@ public final class ActiveSequences {
     /** The worker left the cluster: drop its report baseline (its bookings leave through release/TTL). */
     public synchronized void forgetWorker(String workerId) {
         atReport.remove(workerId);
+        changed.accept(workerId);
+    }
+
+    /** The booked load on {@code workerId} when its last report arrived. */
+    public ActiveLoad loadAtReport(String workerId) {
+        return atReport.getOrDefault(workerId, ActiveLoad.NONE);
     }
 
     public ActiveLoad load(String workerId) {
@@ -244,5 +259,6 @@ public final class ActiveSequences {
             ActiveLoad next = (cur == null ? ActiveLoad.NONE : cur).plus(delta, sign);
             return next.isEmpty() ? null : next;
         });
+        changed.accept(workerId);
     }
 }

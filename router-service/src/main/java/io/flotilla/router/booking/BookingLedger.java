@@ -37,15 +37,36 @@ public final class BookingLedger {
 
     private final ActiveSequences sequences;
     private final ApproxIndex approx;
+    private final LoadRanking ranking;
 
+    /** A ledger whose ranking prices load with the default weights and load merge. */
     public BookingLedger(ActiveSequences sequences, ApproxIndex approx) {
+        this(sequences, approx, new LoadRanking(RouterConfig.defaults()));
+    }
+
+    public BookingLedger(ActiveSequences sequences, ApproxIndex approx, LoadRanking ranking) {
         this.sequences = sequences;
         this.approx = approx;
+        this.ranking = ranking;
+        sequences.onChange(id -> ranking.loadsChanged(id, sequences.load(id), sequences.loadAtReport(id)));
     }
 
     /** A ledger for replica {@code routerId} (unique per process start) configured from {@code config}. */
     public static BookingLedger create(String routerId, RouterConfig config) {
-        return new BookingLedger(new ActiveSequences(routerId, config.sequenceTtl()), ApproxIndex.of(config.approx()));
+        return new BookingLedger(new ActiveSequences(routerId, config.sequenceTtl()), ApproxIndex.of(config.approx()),
+                new LoadRanking(config));
+    }
+
+    /**
+     * A worker's view changed (membership, load report, suspect flag), or it left ({@code view} null): the
+     * shell's membership directory tells the ledger, which re-ranks it with its bookings.
+     */
+    public void workerChanged(String workerId, WorkerView view) {
+        if (view == null) {
+            ranking.remove(workerId);
+        } else {
+            ranking.put(view, sequences::load, sequences::loadAtReport);
+        }
     }
 
     /**
@@ -80,15 +101,22 @@ public final class BookingLedger {
         Map<String, ActiveLoad> loads = sequences.loads();
         Map<String, ActiveLoad> atReport = sequences.loadsAtReport();
         if (indexerMatches != null) {
-            return ClusterSnapshot.ofTiers(workers, indexerMatches, OverlapSource.INDEXER, loads, atReport);
+            return ClusterSnapshot.ofTiers(workers, indexerMatches, OverlapSource.INDEXER, loads, atReport)
+                    .withRanking(ranking);
         }
         return new ClusterSnapshot(workers, approx.overlaps(request.seqHashes(), now), OverlapSource.APPROX, loads,
-                atReport);
+                atReport, Map.of(), ranking);
     }
 
-    /** The load view every decision starts from, without overlap (capacity views, status). */
+    /** The load view every decision starts from, without overlap (capacity views, status, load-only decisions). */
     public ClusterSnapshot loadSnapshot(List<WorkerView> workers) {
-        return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, sequences.loads(), sequences.loadsAtReport());
+        return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, sequences.loads(), sequences.loadsAtReport(),
+                Map.of(), ranking);
+    }
+
+    /** The aggregated workers by load, as every snapshot this ledger builds carries them. */
+    public LoadRanking ranking() {
+        return ranking;
     }
 
     /**

@@ -4,13 +4,14 @@ import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.core.WorkerView;
+import io.flotilla.router.core.WorkersById;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /**
  * The router's membership view: the latest status of each worker's current epoch from
@@ -31,11 +32,25 @@ public final class WorkerDirectory {
         WorkerLoad load;
         long lastHeardMs;
         boolean suspect;
+        /** The view of status, load and suspect flag; null when the status has no block size. */
+        WorkerView view;
     }
 
     private final Map<String, Entry> workers = new HashMap<>();
+    /** Every entry's view, by id: {@link #views} copies it rather than building and sorting views per call. */
+    private final TreeMap<String, WorkerView> views = new TreeMap<>();
+    /** Told every worker's new view (null: gone, or not routable at all) after each change to it. */
+    private BiConsumer<String, WorkerView> viewChanged = (id, view) -> { };
     private long feedUnhealthySinceMs = -1;
     private long feedRecoveredAtMs = Long.MIN_VALUE;
+
+    /**
+     * Registers the one listener told, under this directory's lock (so it must not block), each worker's
+     * view after every change to it (membership, load report, suspect flag), or null when it left.
+     */
+    public synchronized void onViewChange(BiConsumer<String, WorkerView> listener) {
+        viewChanged = java.util.Objects.requireNonNull(listener, "listener");
+    }
 
     /**
      * Applies a membership record received at {@code nowMs}.
@@ -48,6 +63,7 @@ public final class WorkerDirectory {
         if (status.getState() == WorkerState.WORKER_STATE_STOPPED) {
             if (e != null && e.status.getEpoch() == status.getEpoch()) {
                 workers.remove(status.getWorkerId());
+                gone(status.getWorkerId());
                 return true;
             }
             return false;
@@ -61,8 +77,12 @@ public final class WorkerDirectory {
             e = new Entry();
             workers.put(status.getWorkerId(), e);
         }
+        boolean changed = !status.equals(e.status);
         e.status = status;
         e.lastHeardMs = nowMs;
+        if (changed) {
+            told(status.getWorkerId(), e);
+        }
         return replaced;
     }
 
@@ -75,6 +95,7 @@ public final class WorkerDirectory {
         Entry e = workers.get(load.getWorkerId());
         if (e != null && e.status.getEpoch() == load.getEpoch()) {
             e.load = load;
+            told(load.getWorkerId(), e);
             return true;
         }
         return false;
@@ -83,16 +104,18 @@ public final class WorkerDirectory {
     /** The gateway (or the router itself) saw a call to this worker fail. */
     public synchronized void markSuspect(String workerId) {
         Entry e = workers.get(workerId);
-        if (e != null) {
+        if (e != null && !e.suspect) {
             e.suspect = true;
+            told(workerId, e);
         }
     }
 
     /** A health probe answered: the worker takes requests again. */
     public synchronized void clearSuspect(String workerId) {
         Entry e = workers.get(workerId);
-        if (e != null) {
+        if (e != null && e.suspect) {
             e.suspect = false;
+            told(workerId, e);
         }
     }
 
@@ -139,20 +162,34 @@ public final class WorkerDirectory {
             }
             return lapsed;
         });
+        gone.forEach(this::gone);
         return gone;
     }
 
     /** Every known worker as the routing core sees it, sorted by id. */
     public synchronized List<WorkerView> views() {
-        List<WorkerView> out = new ArrayList<>(workers.size());
-        for (Entry e : workers.values()) {
-            if (e.status.getBlockSize() <= 0) {
-                continue; // a status without a block size cannot be compared with anything
-            }
-            out.add(WorkerView.of(e.status, e.load, !e.suspect));
+        return WorkersById.of(views);
+    }
+
+    /** The worker's view, or null when it is unknown or has no block size. */
+    public synchronized WorkerView view(String workerId) {
+        Entry e = workers.get(workerId);
+        return e == null ? null : e.view;
+    }
+
+    private void told(String workerId, Entry e) {
+        e.view = e.status.getBlockSize() <= 0 ? null : WorkerView.of(e.status, e.load, !e.suspect);
+        if (e.view == null) {
+            views.remove(workerId); // a status without a block size cannot be compared with anything
+        } else {
+            views.put(workerId, e.view);
         }
-        out.sort(Comparator.comparing(WorkerView::id));
-        return out;
+        viewChanged.accept(workerId, e.view);
+    }
+
+    private void gone(String workerId) {
+        views.remove(workerId);
+        viewChanged.accept(workerId, null);
     }
 
     public synchronized WorkerStatus status(String workerId) {

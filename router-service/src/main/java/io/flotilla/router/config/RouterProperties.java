@@ -45,6 +45,9 @@ import java.time.Duration;
  * @param seed                  seed of the random baseline and softmax sampling (0: from the clock)
  * @param capacityCoalesce      WatchCapacity: changes within this long of the last update are sent together at its end
  * @param capacityHeartbeat     WatchCapacity: the state is sent again after this long without a change
+ * @param candidatePruning      a greedy decision scores only the workers holding any of the prompt's blocks plus the
+ *                              least-loaded eligible ones (false: every worker)
+ * @param candidateLeastLoaded  how many least-loaded eligible workers join the holders when pruning
  * @param sharedEventLoop       the gRPC server and the indexer channel share one I/O thread, so a Route's
  *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
  */
@@ -73,6 +76,8 @@ public record RouterProperties(
         @DefaultValue("0") long seed,
         @DefaultValue("1ms") Duration capacityCoalesce,
         @DefaultValue("5s") Duration capacityHeartbeat,
+        @DefaultValue("true") boolean candidatePruning,
+        @DefaultValue("16") @Min(1) int candidateLeastLoaded,
         @DefaultValue("true") boolean sharedEventLoop) {
 
     /**
@@ -87,7 +92,8 @@ public record RouterProperties(
                 new RouterConfig.Busy(threshold(busyPrefillFraction), threshold(busyDecodeFraction),
                         core.busy().retryAfterMs(), core.busy().minRetryAfterMs(), core.busy().maxRetryAfterMs()),
                 new RouterConfig.Disagg(disaggMinUncachedTokens), sequenceTtl,
-                new RouterConfig.Approx(approxTtl, core.approx().maxEntries()));
+                new RouterConfig.Approx(approxTtl, core.approx().maxEntries()),
+                new RouterConfig.Pruning(candidatePruning, candidateLeastLoaded));
     }
 
     private static RouterConfig.Threshold threshold(double fraction) {

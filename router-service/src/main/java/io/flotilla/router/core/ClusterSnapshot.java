@@ -21,10 +21,12 @@ import java.util.Objects;
  *                      {@link LoadMerge#DELTA}; absent = {@link ActiveLoad#NONE})
  * @param tiered        per worker the prefix held per tier, for workers holding part of it below the
  *                      device (absent = {@link KvOverlap#deviceOnly} of {@code overlapBlocks})
+ * @param ranking       the aggregated workers by load, kept by the booking ledger from the same reports and
+ *                      bookings ({@link WorkerRanking#NONE}: a decision scores every worker)
  */
 public record ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> overlapBlocks, OverlapSource source,
                               Map<String, ActiveLoad> activeLoad, Map<String, ActiveLoad> bookedAtReport,
-                              Map<String, KvOverlap> tiered) {
+                              Map<String, KvOverlap> tiered, WorkerRanking ranking) {
 
     private static final Comparator<WorkerView> BY_ID = Comparator.comparing(WorkerView::id);
 
@@ -35,10 +37,23 @@ public record ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> ove
         activeLoad = activeLoad == null ? Map.of() : activeLoad;
         bookedAtReport = bookedAtReport == null ? Map.of() : bookedAtReport;
         tiered = tiered == null ? Map.of() : tiered;
+        ranking = ranking == null ? WorkerRanking.NONE : ranking;
         if (source == OverlapSource.NONE) {
             overlapBlocks = Map.of();
             tiered = Map.of();
         }
+    }
+
+    /** A snapshot without a ranking: a decision scores every worker. */
+    public ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> overlapBlocks, OverlapSource source,
+                           Map<String, ActiveLoad> activeLoad, Map<String, ActiveLoad> bookedAtReport,
+                           Map<String, KvOverlap> tiered) {
+        this(workers, overlapBlocks, source, activeLoad, bookedAtReport, tiered, WorkerRanking.NONE);
+    }
+
+    /** This snapshot with {@code r} as its ranking. */
+    public ClusterSnapshot withRanking(WorkerRanking r) {
+        return new ClusterSnapshot(workers, overlapBlocks, source, activeLoad, bookedAtReport, tiered, r);
     }
 
     /** A snapshot whose overlap is on the device only. */
@@ -96,6 +111,9 @@ public record ClusterSnapshot(List<WorkerView> workers, Map<String, Integer> ove
     }
 
     private static List<WorkerView> sortedById(List<WorkerView> workers) {
+        if (workers instanceof WorkersById) {
+            return workers;
+        }
         for (int i = 1; i < workers.size(); i++) {
             if (workers.get(i - 1).id().compareTo(workers.get(i).id()) > 0) {
                 List<WorkerView> copy = new ArrayList<>(workers);

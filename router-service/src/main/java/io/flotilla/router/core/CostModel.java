@@ -65,6 +65,16 @@ public final class CostModel {
         return s;
     }
 
+    /** Cost of one candidate, in {@code unit}. */
+    public double cost(RoutingRequest request, CostUnit unit, Candidate c) {
+        Scorer.ScoringContext ctx = new Scorer.ScoringContext(request, unit);
+        double sum = 0;
+        for (Weighted w : terms) {
+            sum += w.weight() * w.scorer().cost(ctx, c);
+        }
+        return sum;
+    }
+
     /** Cost of every candidate, in {@code unit}; index-aligned with {@code candidates}. */
     public double[] costs(RoutingRequest request, CostUnit unit, List<Candidate> candidates) {
         Scorer.ScoringContext ctx = new Scorer.ScoringContext(request, unit);

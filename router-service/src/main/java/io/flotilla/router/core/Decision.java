@@ -18,17 +18,19 @@ import java.util.Objects;
  * @param newDecodeBlocks      KV blocks the request adds on {@code workerId} (booked as its active
  *                             decode blocks until freed): ⌈(isl + osl)/bs⌉ minus the full blocks of
  *                             its prefix already resident there
- * @param scores               cost per candidate of the pool {@code workerId} was picked from, plus
+ * @param scores               cost per candidate of the pool {@code workerId} was picked from (when pruned, the
+ *                             candidates it priced: {@link CandidateSet}), plus
  *                             "prefill:"-prefixed costs of the prefill pool when one was scored
  * @param unit                 unit of {@code scores}
  * @param retryAfterMs         when BUSY: the hint for Retry-After; 0 otherwise
  * @param onboardHostBlocks    prefix blocks the prefilling worker was priced to onboard from host memory
  * @param onboardDiskBlocks    ... from disk (both 0 when its device prefix or a recompute was cheaper)
+ * @param scan                 how many workers were scored, and why all of them when the decision did not prune
  */
 public record Decision(Outcome outcome, String workerId, String workerEndpoint, String prefillWorkerId,
                        String prefillEndpoint, int overlapBlocks, int prefillOverlapBlocks, int newPrefillTokens, int newDecodeBlocks,
                        Map<String, Double> scores, ModeUsed modeUsed, CostUnit unit, long retryAfterMs,
-                       int onboardHostBlocks, int onboardDiskBlocks) {
+                       int onboardHostBlocks, int onboardDiskBlocks, Scan scan) {
 
     public enum Outcome {
         /** A worker was chosen. */
@@ -47,6 +49,17 @@ public record Decision(Outcome outcome, String workerId, String workerEndpoint, 
         prefillWorkerId = prefillWorkerId == null ? "" : prefillWorkerId;
         prefillEndpoint = prefillEndpoint == null ? "" : prefillEndpoint;
         scores = scores == null ? Map.of() : scores;
+        scan = scan == null ? Scan.UNRECORDED : scan;
+    }
+
+    /** A decision that does not say how it was scanned. */
+    public Decision(Outcome outcome, String workerId, String workerEndpoint, String prefillWorkerId,
+                    String prefillEndpoint, int overlapBlocks, int prefillOverlapBlocks, int newPrefillTokens,
+                    int newDecodeBlocks, Map<String, Double> scores, ModeUsed modeUsed, CostUnit unit, long retryAfterMs,
+                    int onboardHostBlocks, int onboardDiskBlocks) {
+        this(outcome, workerId, workerEndpoint, prefillWorkerId, prefillEndpoint, overlapBlocks, prefillOverlapBlocks,
+                newPrefillTokens, newDecodeBlocks, scores, modeUsed, unit, retryAfterMs, onboardHostBlocks,
+                onboardDiskBlocks, Scan.UNRECORDED);
     }
 
     /** A decision without onboarding. */
@@ -66,6 +79,12 @@ public record Decision(Outcome outcome, String workerId, String workerEndpoint, 
             return "host";
         }
         return (disaggregated() ? prefillOverlapBlocks : overlapBlocks) > 0 ? "device" : "none";
+    }
+
+    public Decision withScan(Scan s) {
+        return new Decision(outcome, workerId, workerEndpoint, prefillWorkerId, prefillEndpoint, overlapBlocks,
+                prefillOverlapBlocks, newPrefillTokens, newDecodeBlocks, scores, modeUsed, unit, retryAfterMs,
+                onboardHostBlocks, onboardDiskBlocks, s);
     }
 
     static Decision busy(ModeUsed mode, CostUnit unit, Map<String, Double> scores, long retryAfterMs) {

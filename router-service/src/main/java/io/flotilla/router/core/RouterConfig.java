@@ -16,9 +16,10 @@ import java.util.Objects;
  * @param disagg      prefill/decode pairing
  * @param sequenceTtl bookings not touched for this long are forgotten                 (10 min)
  * @param approx      the router's own approximate prefix index
+ * @param pruning     which workers a greedy decision scores (all, or holders plus the least loaded)
  */
 public record RouterConfig(Strategy strategy, Weights weights, double temperature, LoadMerge loadMerge,
-                           Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx) {
+                           Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning) {
 
     public RouterConfig {
         Objects.requireNonNull(strategy, "strategy");
@@ -27,6 +28,7 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
         Objects.requireNonNull(busy, "busy");
         Objects.requireNonNull(disagg, "disagg");
         Objects.requireNonNull(approx, "approx");
+        Objects.requireNonNull(pruning, "pruning");
         if (!(temperature >= 0) || Double.isInfinite(temperature)) {
             throw new IllegalArgumentException("temperature must be finite and >= 0");
         }
@@ -37,31 +39,35 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
 
     public static RouterConfig defaults() {
         return new RouterConfig(Strategy.KV, Weights.DEFAULT, 0.0, LoadMerge.DELTA, Busy.DEFAULT, Disagg.DEFAULT,
-                Duration.ofMinutes(10), Approx.DEFAULT);
+                Duration.ofMinutes(10), Approx.DEFAULT, Pruning.DEFAULT);
     }
 
     public RouterConfig withStrategy(Strategy s) {
-        return new RouterConfig(s, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx);
+        return new RouterConfig(s, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
     }
 
     public RouterConfig withWeights(Weights w) {
-        return new RouterConfig(strategy, w, temperature, loadMerge, busy, disagg, sequenceTtl, approx);
+        return new RouterConfig(strategy, w, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
     }
 
     public RouterConfig withTemperature(double t) {
-        return new RouterConfig(strategy, weights, t, loadMerge, busy, disagg, sequenceTtl, approx);
+        return new RouterConfig(strategy, weights, t, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
     }
 
     public RouterConfig withLoadMerge(LoadMerge m) {
-        return new RouterConfig(strategy, weights, temperature, m, busy, disagg, sequenceTtl, approx);
+        return new RouterConfig(strategy, weights, temperature, m, busy, disagg, sequenceTtl, approx, pruning);
     }
 
     public RouterConfig withBusy(Busy b) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, b, disagg, sequenceTtl, approx);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, b, disagg, sequenceTtl, approx, pruning);
+    }
+
+    public RouterConfig withPruning(Pruning p) {
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, p);
     }
 
     public RouterConfig withDisagg(Disagg d) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, d, sequenceTtl, approx);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, d, sequenceTtl, approx, pruning);
     }
 
     /** Weights of the cost formula's three terms; each finite and ≥ 0 (0 drops the term). */
@@ -145,6 +151,26 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
         public Approx {
             if (ttl == null || ttl.isNegative() || ttl.isZero() || maxEntries <= 0) {
                 throw new IllegalArgumentException("approx index TTL and size must be positive");
+            }
+        }
+    }
+
+    /**
+     * Which workers a greedy decision ({@code kv}/{@code load} at temperature 0) scores: with pruning on,
+     * the eligible workers holding any of the prompt's blocks plus the {@code leastLoaded} least-loaded
+     * eligible workers that are not busy, read from the booking ledger's {@link WorkerRanking}; with it
+     * off, every worker (see {@link CandidateSet} for the guarantee).
+     *
+     * @param enabled     prune (true)
+     * @param leastLoaded how many least-loaded workers join the holders (16)
+     */
+    public record Pruning(boolean enabled, int leastLoaded) {
+        public static final Pruning DEFAULT = new Pruning(true, 16);
+        public static final Pruning OFF = new Pruning(false, 16);
+
+        public Pruning {
+            if (leastLoaded < 1) {
+                throw new IllegalArgumentException("least-loaded candidates must be at least 1: " + leastLoaded);
             }
         }
     }

@@ -27,6 +27,11 @@ import java.util.random.RandomGenerator;
  * by the decode-only cost. Otherwise (or when every prefill worker is busy: the pool is overloaded)
  * the request runs aggregated on a decode-pool worker picked by the full cost.
  *
+ * <p>Pruning: a greedy decision ({@code kv}/{@code load}, temperature 0) on an aggregated pool scores only the
+ * {@link CandidateSet} (holders of the prompt's blocks plus the least-loaded workers from the snapshot's
+ * {@link WorkerRanking}); its javadoc states what that costs against scoring every worker. Every other
+ * decision scores every worker, and says why in its {@link Scan}.
+ *
  * <p>Degradation: in {@code kv} mode, overlap from the indexer gives mode KV, from the approximate
  * index KV_APPROX, and none at all LOAD (no cache credit). Missing data never fails a request.
  */
@@ -40,6 +45,7 @@ public final class RoutingPolicy {
     private final CostModel prefillKv;
     private final CostModel prefillLoad;
     private final CostModel decodeOnly;
+    private final CandidateSet candidates;
 
     /** @param random used by the random baseline and softmax sampling; thread-safe if decide runs concurrently */
     public RoutingPolicy(RouterConfig config, RandomGenerator random) {
@@ -55,6 +61,12 @@ public final class RoutingPolicy {
         this.prefillKv = CostModel.prefillOnly(PrefillScorer.withCacheCredit(), config.weights());
         this.prefillLoad = CostModel.prefillOnly(PrefillScorer.withoutCacheCredit(), config.weights());
         this.decodeOnly = CostModel.decodeOnly(config.weights());
+        this.candidates = new CandidateSet(config.pruning().leastLoaded(), busy, config.loadMerge(), config.weights());
+    }
+
+    /** The model a worker's load cost ({@link WorkerRanking#loadCost}) is priced with for {@code config}. */
+    public static CostModel loadCostModel(RouterConfig config) {
+        return CostModel.aggregated(PrefillScorer.withoutCacheCredit(), config.weights());
     }
 
     public RouterConfig config() {
@@ -86,6 +98,26 @@ public final class RoutingPolicy {
     public Decision decide(RoutingRequest request, ClusterSnapshot snapshot) {
         ModeUsed mode = modeFor(snapshot.source());
         boolean credit = mode == ModeUsed.KV || mode == ModeUsed.KV_APPROX;
+        Scan.FullScan why;
+        int walked = 0;
+        if (!config.pruning().enabled()) {
+            why = Scan.FullScan.DISABLED;
+        } else if (!byCost() || config.temperature() > 0) {
+            why = Scan.FullScan.NOT_GREEDY;
+        } else {
+            CandidateSet.Collected c = candidates.collect(request, snapshot, credit, fullModel(credit));
+            if (c.pool() != null) {
+                return routed(request, mode, c.pool(), c.unit(), c.costs())
+                        .withScan(new Scan(c.pool().size(), c.walked(), Scan.FullScan.NONE));
+            }
+            why = c.fullScan();
+            walked = c.walked();
+        }
+        return scanAll(request, snapshot, mode, credit).withScan(new Scan(snapshot.workers().size(), walked, why));
+    }
+
+    /** Scores every worker of the snapshot. */
+    private Decision scanAll(RoutingRequest request, ClusterSnapshot snapshot, ModeUsed mode, boolean credit) {
         List<Candidate> decode = new ArrayList<>();
         List<Candidate> aggregated = new ArrayList<>();
         List<Candidate> prefill = new ArrayList<>();
@@ -115,7 +147,12 @@ public final class RoutingPolicy {
             }
         }
         CostUnit unit = CostUnit.of(freePool);
-        double[] costs = costs(fullModel(credit), request, unit, freePool);
+        return routed(request, mode, freePool, unit, costs(fullModel(credit), request, unit, freePool));
+    }
+
+    /** Picks from {@code freePool} (free workers of the serving pool, in id order) by their full costs in {@code unit}. */
+    private Decision routed(RoutingRequest request, ModeUsed mode, List<Candidate> freePool, CostUnit unit,
+                            double[] costs) {
         Candidate d = freePool.get(picker.pick(freePool, costs));
         return new Decision(Decision.Outcome.ROUTED, d.id(), d.worker().endpoint(), "", "", d.overlapBlocks(), 0,
                 d.newTokens(), d.newBlocks(request), scores(freePool, costs, ""), mode, unit, 0, d.onboardHost(),
@@ -199,12 +236,15 @@ public final class RoutingPolicy {
 
     /** Baselines ignore costs: they get zeros and no scores, so they cost nothing to compute. */
     private double[] costs(CostModel model, RoutingRequest request, CostUnit unit, List<Candidate> pool) {
-        boolean byCost = config.strategy() == Strategy.KV || config.strategy() == Strategy.LOAD;
-        return byCost ? model.costs(request, unit, pool) : new double[pool.size()];
+        return byCost() ? model.costs(request, unit, pool) : new double[pool.size()];
+    }
+
+    private boolean byCost() {
+        return config.strategy() == Strategy.KV || config.strategy() == Strategy.LOAD;
     }
 
     private Map<String, Double> scores(List<Candidate> pool, double[] costs, String prefix) {
-        if (config.strategy() != Strategy.KV && config.strategy() != Strategy.LOAD) {
+        if (!byCost()) {
             return new HashMap<>();
         }
         Map<String, Double> out = new HashMap<>(pool.size() * 2);

@@ -68,6 +68,7 @@ public final class RequestRouter implements AutoCloseable {
         this.routerId = routerId;
         this.policy = new RoutingPolicy(config, random);
         this.sync = new BoundedSender<>("router-sync", SYNC_QUEUE, this::send);
+        directory.onViewChange(ledger::workerChanged);
     }
 
     /** Changes waiting for Kafka before new ones are dropped (and counted as sync errors). */

@@ -2,6 +2,7 @@ package io.flotilla.router.service;
 
 import io.flotilla.router.core.Decision;
 import io.flotilla.router.core.ModeUsed;
+import io.flotilla.router.core.Scan;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +33,9 @@ public final class RouterMetrics {
     private final Counter adapterLoaded;
     private final Counter adapterToLoad;
     private final Counter salted;
+    private final DistributionSummary considered;
+    private final DistributionSummary walked;
+    private final Map<Scan.FullScan, Counter> fullScans = new EnumMap<>(Scan.FullScan.class);
 
     public RouterMetrics(MeterRegistry registry) {
         decision = Timer.builder("flotilla.router.decision").description("Time to decide one route, indexer call included")
@@ -70,6 +74,19 @@ public final class RouterMetrics {
         salted = Counter.builder("flotilla.router.tenant_salted_routes")
                 .description("Routed requests whose KV is private to their tenant (only tenant-isolating workers were candidates)")
                 .register(registry);
+        considered = DistributionSummary.builder("flotilla.router.candidates")
+                .description("Workers one decision considered: the pruned candidate set, or every worker on a full scan")
+                .publishPercentiles(0.5, 0.99).register(registry);
+        walked = DistributionSummary.builder("flotilla.router.ranking_walked")
+                .description("Ranked workers a pruned decision read to find its least-loaded eligible free ones")
+                .publishPercentiles(0.5, 0.99).register(registry);
+        for (Scan.FullScan why : Scan.FullScan.values()) {
+            if (why != Scan.FullScan.NONE) {
+                fullScans.put(why, Counter.builder("flotilla.router.full_scans")
+                        .description("Decisions that considered every worker instead of the pruned candidate set, by reason")
+                        .tag("reason", why.metricTag()).register(registry));
+            }
+        }
         syncLag = Timer.builder("flotilla.router.sync.apply.lag")
                 .description("Booking changes of other replicas: from made there (its clock) to applied here")
                 .publishPercentiles(0.5, 0.99).publishPercentileHistogram()
@@ -114,6 +131,15 @@ public final class RouterMetrics {
         decision.record(nanos, TimeUnit.NANOSECONDS);
         decisions.get(d.modeUsed()).increment();
         counts.get(d.modeUsed()).incrementAndGet();
+        Scan scan = d.scan();
+        if (scan != Scan.UNRECORDED) {
+            considered.record(scan.considered());
+            if (scan.pruned()) {
+                walked.record(scan.walked());
+            } else {
+                fullScans.get(scan.fullScan()).increment();
+            }
+        }
         switch (d.outcome()) {
             case ROUTED -> {
                 overlap.record(d.overlapBlocks());
@@ -148,6 +174,7 @@ public final class RouterMetrics {
         out.put("disaggregated", (long) disaggregated.count());
         out.put("busy", (long) busy.count());
         out.put("no_worker", (long) noWorker.count());
+        fullScans.forEach((why, c) -> out.put("full_scan_" + why.metricTag().replace('-', '_'), (long) c.count()));
         byPrefixTier.forEach((tier, c) -> out.put("prefix_tier_" + tier, (long) c.count()));
         return out;
     }

@@ -89,4 +89,22 @@ class WorkerDirectoryTest {
         d.clearSuspect("w0");
         assertThat(d.views().get(0).acceptsRequests()).isTrue();
     }
+
+    @Test
+    void everyChangeToAWorkersViewIsToldAndALeavingWorkerIsToldAsNull() {
+        WorkerDirectory d = new WorkerDirectory();
+        java.util.List<String> told = new java.util.ArrayList<>();
+        d.onViewChange((id, v) -> told.add(id + ":" + (v == null ? "gone" : v.load().waiting() + "/" + v.routable())));
+        d.onStatus(status("w0", 1, WorkerState.WORKER_STATE_READY, 0), 0);
+        d.onLoad(WorkerLoad.newBuilder().setWorkerId("w0").setEpoch(1).setWaiting(3).build());
+        d.onLoad(WorkerLoad.newBuilder().setWorkerId("w0").setEpoch(9).setWaiting(7).build()); // another epoch: ignored
+        d.markSuspect("w0");
+        d.markSuspect("w0");
+        d.clearSuspect("w0");
+        d.onStatus(status("w0", 1, WorkerState.WORKER_STATE_STOPPED, 10), 10);
+        d.onStatus(status("w1", 2, WorkerState.WORKER_STATE_READY, 0), 0);
+        d.expire(5000);
+        assertThat(told).containsExactly("w0:0/true", "w0:3/true", "w0:3/false", "w0:3/true", "w0:gone", "w1:0/true",
+                "w1:gone");
+    }
 }

@@ -190,6 +190,7 @@ final class SimCluster {
 
         Decision route(RoutingRequest r) {
             Map<String, Integer> matches = indexerUp && requires.contains(Signal.KV_OVERLAP) ? indexerMatches(r) : null;
+            membership.values().forEach(v -> ledger.workerChanged(v.id(), v)); // as the router's directory tells it
             ClusterSnapshot s = ledger.snapshot(List.copyOf(membership.values()), r, requires, matches, instant());
             Decision d = decider.apply(r, s);
             ledger.book(r, d, instant()).ifPresent(this::publish);

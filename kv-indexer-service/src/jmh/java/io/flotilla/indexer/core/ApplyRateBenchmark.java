@@ -44,7 +44,7 @@ public class ApplyRateBenchmark {
         KvEventApplier applier;
         final long[] next = new long[IndexFixtures.WORKERS];
         final long[] seq = new long[IndexFixtures.WORKERS];
-        final int[] slots = new int[IndexFixtures.WORKERS];
+        final String[] names = new String[IndexFixtures.WORKERS];
         int worker;
         KvEventBatch[] batches;
 
@@ -62,7 +62,7 @@ public class ApplyRateBenchmark {
                 // registers the worker (epoch w + 1) and loads its window as of seq 1
                 applier.onStatus(KvInputsForBench.ready(IndexFixtures.worker(w), w + 1), 0);
                 applier.onSnapshot(KvInputsForBench.snapshot(IndexFixtures.worker(w), w + 1, 1, blocks), 0);
-                slots[w] = index.slotOf(IndexFixtures.worker(w));
+                names[w] = IndexFixtures.worker(w);
             }
         }
 
@@ -93,19 +93,22 @@ public class ApplyRateBenchmark {
         }
     }
 
-    /** 16 stores + 16 removes straight into the index; {@code Steady.prepareBatches} also runs but is untimed. */
+    /**
+     * 16 stores + 16 removes straight into the index's device tier by worker id (the id's slot looked up each time, as
+     * the applier's path does); {@code Steady.prepareBatches} also runs but is untimed.
+     */
     @Benchmark
     @OperationsPerInvocation(2 * PER_BATCH * IndexFixtures.WORKERS)
     public long index(Steady s) {
         long changed = 0;
         for (int w = 0; w < IndexFixtures.WORKERS; w++) {
-            int slot = s.slots[w];
+            String worker = s.names[w];
             KvEventBatch b = s.batches[w]; // use the same hashes the applier path would
             BlockStored stored = b.getEvents(0).getStored();
             BlockRemoved removed = b.getEvents(1).getRemoved();
             for (int i = 0; i < PER_BATCH; i++) {
-                changed += s.index.storeAt(slot, stored.getBlocks(i).getSeqHash()) ? 1 : 0;
-                changed += s.index.removeAt(slot, removed.getSeqHashes(i)) ? 1 : 0;
+                changed += s.index.store(worker, stored.getBlocks(i).getSeqHash()) ? 1 : 0;
+                changed += s.index.remove(worker, removed.getSeqHashes(i)) ? 1 : 0;
             }
         }
         return changed;

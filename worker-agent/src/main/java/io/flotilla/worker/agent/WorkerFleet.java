@@ -18,6 +18,8 @@ import io.flotilla.worker.kv.KvTransferNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.grpc.ObservationGrpcServerInterceptor;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.springframework.context.SmartLifecycle;
 
@@ -47,12 +49,21 @@ public final class WorkerFleet implements SmartLifecycle {
     private final Clock clock;
     private final int managementPort;
     private final EngineTiming timing;
+    private final ObservationRegistry observations;
     private final List<WorkerInstance> workers = new ArrayList<>();
     private volatile boolean running;
 
     public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
                        ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
                        EngineTiming timing) {
+        this(properties, engines, producer, scheduler, registry, clock, managementPort, timing, ObservationRegistry.NOOP);
+    }
+
+    /** @param observations every worker's Generate calls and engine time are observed here (traces, grpc.server timers) */
+    public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
+                       ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
+                       EngineTiming timing, ObservationRegistry observations) {
+        this.observations = observations;
         this.properties = properties;
         this.engines = engines;
         this.producer = producer;
@@ -96,12 +107,13 @@ public final class WorkerFleet implements SmartLifecycle {
                 engine.setStepListener(metrics::stepExecuted);
                 metrics.bindAdapters(engine);
                 engine.kvTiers().ifPresent(metrics::bindTiers);
-                LocalGenerate local = new LocalGenerate(id, engine, metrics);
+                LocalGenerate local = new LocalGenerate(id, engine, metrics, observations, properties.engine());
                 HandoffPath handoffs = handoffPath(id, engine, local, i);
                 WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
                         deadline -> WorkerInstance.drain(id, engine, status, deadline));
                 WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, service,
-                        properties.grpcPort(i), scheduler, properties.heartbeatMs(), properties.loadReportMs());
+                        List.of(new ObservationGrpcServerInterceptor(observations)), properties.grpcPort(i), scheduler,
+                        properties.heartbeatMs(), properties.loadReportMs());
                 workers.add(worker);
                 worker.start();
             }

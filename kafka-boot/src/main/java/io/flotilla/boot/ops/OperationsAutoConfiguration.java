@@ -1,5 +1,7 @@
 package io.flotilla.boot.ops;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -7,13 +9,20 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * What every service's operators get alike: the actuator's write operations guarded ({@link ActuatorWriteGuard}).
+ * What every service's operators get alike: the actuator's write operations guarded ({@link ActuatorWriteGuard}),
+ * Kafka's client metrics ({@link KafkaClientMeters}).
  * Tracing comes from Spring Boot itself (this module brings the OpenTelemetry bridge and the Zipkin exporter); each
  * service's gRPC servers and channels add Micrometer's observation interceptors.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(ActuatorProperties.class)
 public class OperationsAutoConfiguration {
+
+    /** Static: a post-processor is made before the beans it processes. */
+    @Bean
+    static KafkaClientMeters kafkaClientMeters(ObjectProvider<MeterRegistry> registry) {
+        return new KafkaClientMeters(registry);
+    }
 
     @Bean
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)

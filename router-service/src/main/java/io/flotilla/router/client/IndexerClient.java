@@ -7,6 +7,7 @@ import io.flotilla.protocol.v1.WorkerMatch;
 import io.flotilla.router.core.KvOverlap;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher;
 import io.flotilla.protocol.grpc.SharedEventLoop;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
@@ -98,6 +99,8 @@ public final class IndexerClient implements AutoCloseable {
                 .waitDurationInOpenState(Duration.ofSeconds(2))
                 .permittedNumberOfCallsInHalfOpenState(3)
                 .build());
+        // state and calls as resilience4j_circuitbreaker_* {name="indexer"}
+        new TaggedCircuitBreakerMetricsPublisher(registry).publishMetrics(breaker);
     }
 
     /** The prefix each worker holds per tier, or empty when the indexer did not answer in time (blocking). */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletion;
 import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.Observability;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
@@ -42,11 +43,20 @@ class LocalClusterE2ETest {
     /** A prompt the simulated engines' script answers with a think block. */
     private static final String THINK = "Think it through: why is the sky blue?";
 
+    /** Every service's spans (the cluster runs as {@code up --tracing-endpoint} makes it). */
+    private static final SpanCollector spans = SpanCollector.start();
+
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-", c -> {
         ServedModel model = ServedModel.DEFAULT.withBehaviour(null, "qwen3", script(c.stateDir()).toString(), c.stateDir());
+        c.observability(Observability.tracingTo(spans.spansUrl()));
         return c.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, ExternalEngines.NONE, model, Duration.ofSeconds(240));
     });
+
+    @org.junit.jupiter.api.AfterAll
+    static void stopCollector() {
+        spans.close(); // before the cluster stops: spans the services flush while stopping are not needed
+    }
 
     /** Scripted mode (bin/flotilla up --sim-script): the SDK examples' model, and one that thinks aloud. */
     private static Path script(Path dir) throws Exception {
@@ -97,6 +107,42 @@ class LocalClusterE2ETest {
             assertThat(args.contains("-XX:TieredStopAtLevel=1")).as(s.name() + ": " + args)
                     .isEqualTo(s.name().startsWith("worker-"));
         }
+    }
+
+    /**
+     * One request is one trace: the client's W3C {@code traceparent} is continued by the gateway, the router, the
+     * indexer (FindMatches) and the worker, whose engine's part is a span of its own.
+     */
+    @Test
+    @Order(2)
+    void oneRequestIsOneTraceAcrossEveryService() throws Exception {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e" + String.format("%04x", (int) (System.nanoTime() & 0xffff));
+        String body = JSON.writeValueAsString(JSON.createObjectNode().put("model", "flotilla-sim").put("max_tokens", 4)
+                .set("messages", JSON.createArrayNode().add(JSON.createObjectNode().put("role", "user")
+                        .put("content", "Trace me through every service."))));
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/chat/completions"))
+                .header("Content-Type", "application/json").header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+
+        await("spans of trace " + traceId + " from every service").atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                    List<SpanCollector.Span> trace = spans.trace(traceId);
+                    assertThat(trace).extracting(SpanCollector.Span::service)
+                            .as("services in trace %s: %s", traceId, trace)
+                            .contains("gateway", "router", "kv-indexer", "worker-agent");
+                    assertThat(trace).as("the engine's span on the worker").anySatisfy(s -> {
+                        assertThat(s.service()).isEqualTo("worker-agent");
+                        assertThat(s.name()).isEqualTo("engine generate");
+                    });
+                    // one tree: the gateway's HTTP span (child of the client's) is the root of everything else
+                    java.util.Set<String> ids = new java.util.HashSet<>(trace.stream().map(SpanCollector.Span::id).toList());
+                    assertThat(trace).as("every span's parent is in the trace, or is the client's span").allSatisfy(s ->
+                            assertThat(ids.contains(s.parentId()) || "00f067aa0ba902b7".equals(s.parentId()))
+                                    .as(s.toString()).isTrue());
+                });
     }
 
     @Test
@@ -175,6 +221,109 @@ class LocalClusterE2ETest {
         assertThat(summary.get("oracle_hit_rate").asDouble()).isPositive();
         assertThat(out.resolve("requests.csv")).exists();
         assertThat(out.resolve("report.html")).exists();
+    }
+
+    /**
+     * Panels a cluster without tiers, shared limits or a scaling planner cannot show, each with what it needs;
+     * their meters are checked against the sources instead.
+     */
+    private static final java.util.Map<String, String> CONDITIONAL = java.util.Map.ofEntries(
+            java.util.Map.entry("flotilla_worker_kvbm_used_blocks", "KV tiers (--kvbm-host)"),
+            java.util.Map.entry("flotilla_worker_kvbm_capacity_blocks", "KV tiers (--kvbm-host)"),
+            java.util.Map.entry("flotilla_worker_kvbm_onboarded_blocks_total", "KV tiers (--kvbm-host)"),
+            java.util.Map.entry("flotilla_worker_kvbm_hit_tokens_total", "KV tiers (--kvbm-host)"),
+            java.util.Map.entry("flotilla_gateway_limits_store_up", "a shared limit store (--gateways 2)"),
+            java.util.Map.entry("flotilla_gateway_limits_fallback_total", "a shared limit store that failed"),
+            java.util.Map.entry("flotilla_gateway_flow_queued", "a request that waited in a flow-control queue"));
+
+    /**
+     * Every metric a Grafana panel queries is one the services export: scraped from every service of this cluster
+     * after its traffic, or, for a panel that needs another layout ({@link #CONDITIONAL}), a meter the sources
+     * register. The operator metric families (gRPC, Kafka clients, breakers) and {@code /actuator/info}'s build
+     * section are checked on the services that have them.
+     */
+    @Test
+    @Order(4)
+    void everyDashboardPanelQueriesAMetricTheServicesExport() throws Exception {
+        java.util.Set<String> exported = new java.util.TreeSet<>();
+        java.util.Map<Integer, String> scraped = new java.util.LinkedHashMap<>();
+        for (int port : List.of(Ports.GATEWAY_MANAGEMENT, Ports.ROUTER_MANAGEMENT, Ports.INDEXER_MANAGEMENT,
+                Ports.PLANNER_HTTP, Ports.workerManagement(0), Ports.workerManagement(1))) {
+            String body = ClusterUnderTest.prometheus(port);
+            scraped.put(port, body);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]").matcher(body);
+            while (m.find()) {
+                exported.add(m.group(1));
+            }
+        }
+        JsonNode dashboard = JSON.readTree(Path.of("..", "deploy", "grafana", "dashboards", "flotilla.json").toFile());
+        java.util.Set<String> queried = new java.util.TreeSet<>();
+        java.util.regex.Pattern metric = java.util.regex.Pattern.compile(
+                "\\b((?:flotilla|grpc|kafka|resilience4j|jvm|process|http)_[a-zA-Z0-9_]+)");
+        for (JsonNode panel : dashboard.path("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                java.util.regex.Matcher m = metric.matcher(target.path("expr").asText());
+                while (m.find()) {
+                    queried.add(m.group(1));
+                }
+            }
+        }
+        assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThan(25);
+        java.util.Set<String> registered = meterNamesInSources();
+        List<String> problems = new java.util.ArrayList<>();
+        for (String name : queried) {
+            String base = name.replaceAll("_(bucket|count|sum)$", "").replaceAll("_(total|seconds)$", "");
+            if (exported.contains(name)) {
+                if (CONDITIONAL.containsKey(name)) {
+                    problems.add(name + " is exported by this cluster: not conditional");
+                }
+            } else if (!CONDITIONAL.containsKey(name)) {
+                problems.add(name + ": no service exports it");
+            } else if (!registered.contains(base)) {
+                problems.add(name + " (needs " + CONDITIONAL.get(name) + "): no meter " + base + " in the sources");
+            }
+        }
+        assertThat(problems).as("dashboard metrics (exported here: %s)", exported).isEmpty();
+
+        for (int port : List.of(Ports.ROUTER_MANAGEMENT, Ports.INDEXER_MANAGEMENT, Ports.workerManagement(0))) {
+            assertThat(scraped.get(port)).as("grpc server timers on %d", port).contains("grpc_server_seconds_count{");
+        }
+        for (int port : List.of(Ports.GATEWAY_MANAGEMENT, Ports.ROUTER_MANAGEMENT)) {
+            assertThat(scraped.get(port)).as("grpc client timers on %d", port).contains("grpc_client_seconds_count{");
+        }
+        for (int port : List.of(Ports.ROUTER_MANAGEMENT, Ports.PLANNER_HTTP, Ports.workerManagement(0))) {
+            assertThat(scraped.get(port)).as("Kafka producer metrics on %d", port).contains("kafka_producer_");
+        }
+        for (int port : List.of(Ports.ROUTER_MANAGEMENT, Ports.INDEXER_MANAGEMENT)) {
+            assertThat(scraped.get(port)).as("Kafka consumer metrics on %d", port).contains("kafka_consumer_");
+        }
+        assertThat(scraped.get(Ports.ROUTER_MANAGEMENT)).contains("resilience4j_circuitbreaker_state{");
+        JsonNode info = JSON.readTree(ClusterUnderTest.get("http://127.0.0.1:" + Ports.ROUTER_MANAGEMENT + "/actuator/info"));
+        assertThat(info.path("build").path("artifact").asText()).isEqualTo("router-service");
+    }
+
+    /** The meter names ({@code "flotilla.…"} literals) in the services' main sources, in Prometheus form. */
+    private static java.util.Set<String> meterNamesInSources() throws java.io.IOException {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"(flotilla\\.[a-z0-9_.]+)\"").matcher(mainSources());
+        while (m.find()) {
+            names.add(m.group(1).replace('.', '_'));
+        }
+        return names;
+    }
+
+    /** Every main Java source of the services, concatenated. */
+    private static String mainSources() throws java.io.IOException {
+        StringBuilder all = new StringBuilder();
+        for (String module : List.of("gateway-service", "router-service", "kv-indexer-service", "planner-service",
+                "worker-agent")) {
+            try (var files = Files.walk(Path.of("..", module, "src", "main", "java"))) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                    all.append(Files.readString(f));
+                }
+            }
+        }
+        return all.toString();
     }
 
     @Test

@@ -5,12 +5,14 @@ import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +26,16 @@ public final class WorkerClient implements AutoCloseable {
 
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Duration prefillTimeout;
+    private final List<ClientInterceptor> interceptors;
 
     public WorkerClient(Duration prefillTimeout) {
+        this(prefillTimeout, List.of());
+    }
+
+    /** @param interceptors run on every call (the gateway's observation interceptor: trace context, grpc.client metrics) */
+    public WorkerClient(Duration prefillTimeout, List<ClientInterceptor> interceptors) {
         this.prefillTimeout = prefillTimeout;
+        this.interceptors = List.copyOf(interceptors);
     }
 
     /** The token stream of one request; cancelling the subscription cancels the call. */
@@ -46,6 +55,7 @@ public final class WorkerClient implements AutoCloseable {
                 .directExecutor() // tokens are handled on the I/O thread: nothing downstream blocks
                 .maxInboundMessageSize(64 * 1024 * 1024)
                 .keepAliveTime(30, TimeUnit.SECONDS)
+                .intercept(interceptors)
                 .build());
     }
 

@@ -35,6 +35,8 @@ import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.grpc.ObservationGrpcClientInterceptor;
+import io.micrometer.observation.ObservationRegistry;
 import io.flotilla.kafka.boot.KafkaClients;
 import io.flotilla.protocol.hash.KvNamespace;
 import org.springframework.boot.health.contributor.Health;
@@ -81,10 +83,12 @@ class GatewayConfig {
      * One channel per configured router target (a comma-separated list); connecting starts at once.
      * Answers are handled on the router loop itself ({@code directExecutor}): what runs there (routing
      * the next call, writing to the client) never blocks. {@code round_robin} spreads a
-     * {@code dns:///} target over every address it resolves to.
+     * {@code dns:///} target over every address it resolves to. Every call is observed (trace context sent on,
+     * {@code grpc.client} timers).
      */
     @Bean
-    List<ManagedChannel> routerChannels(GatewayProperties properties, EventLoopGroup routerEventLoop) {
+    List<ManagedChannel> routerChannels(GatewayProperties properties, EventLoopGroup routerEventLoop,
+                                        ObservationRegistry observations) {
         List<ManagedChannel> channels = new ArrayList<>();
         for (String target : properties.routerAddress().split(",")) {
             if (target.isBlank()) {
@@ -97,6 +101,7 @@ class GatewayConfig {
                     .channelType(NioSocketChannel.class)
                     .defaultLoadBalancingPolicy("round_robin")
                     .keepAliveTime(30, TimeUnit.SECONDS)
+                    .intercept(new ObservationGrpcClientInterceptor(observations))
                     .build());
         }
         if (channels.isEmpty()) {
@@ -129,8 +134,8 @@ class GatewayConfig {
     }
 
     @Bean(destroyMethod = "close")
-    WorkerClient workerClient(GatewayProperties properties) {
-        return new WorkerClient(properties.prefillTimeout());
+    WorkerClient workerClient(GatewayProperties properties, ObservationRegistry observations) {
+        return new WorkerClient(properties.prefillTimeout(), List.of(new ObservationGrpcClientInterceptor(observations)));
     }
 
     /**

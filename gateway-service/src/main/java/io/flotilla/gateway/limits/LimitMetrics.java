@@ -29,9 +29,15 @@ public final class LimitMetrics {
     }
 
     void storeGauge(LimitStore store) {
+        breaker(store.breaker());
         Gauge.builder("flotilla.gateway.limits.store.up", store, s -> s.up() ? 1 : 0)
                 .description("1 while the shared limit store may be used, 0 while every gateway counts alone")
                 .register(registry);
+    }
+
+    /** The breaker's state and calls as {@code resilience4j_circuitbreaker_*} (tag {@code name}). */
+    void breaker(io.github.resilience4j.circuitbreaker.CircuitBreaker breaker) {
+        new io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher(registry).publishMetrics(breaker);
     }
 
     void storeCall(String limit, String outcome, long nanos) {

@@ -112,6 +112,10 @@ public final class LimitStore implements AutoCloseable {
         connector.execute(this::connect);
     }
 
+    CircuitBreaker breaker() {
+        return breaker;
+    }
+
     /** Runs {@code action} with the connection now if there is one, and after every (re)connect. */
     void onConnect(Consumer<StatefulRedisConnection<String, byte[]>> action) {
         synchronized (onConnect) { // with connected(): every action sees every connection, before calls may use it

@@ -1,24 +1,41 @@
 package io.flotilla.kafka.boot;
 
 import io.flotilla.protocol.kafka.TopicTailer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The consumers a service runs, so health can name a feed that cannot read and readiness can wait
  * for the first full read of the state topic. Services add their {@link TopicTailer}s when they start
- * them and remove them when they stop (a rebuild replaces them).
+ * them and remove them when they stop (a rebuild replaces them). With a meter registry ({@link #bindMetrics}, which
+ * the auto-configuration calls), each feed's consumer shows as {@code kafka_consumer_*} while it is added.
  */
 public final class KafkaFeeds {
 
     private final List<TopicTailer<?>> tailers = new CopyOnWriteArrayList<>();
     private final List<String> loadedOnce = new CopyOnWriteArrayList<>();
+    private final Map<TopicTailer<?>, KafkaClientMetrics> metrics = new ConcurrentHashMap<>();
+    private volatile MeterRegistry registry;
+
+    /** Feeds added from now on have their consumer's metrics in {@code registry}. */
+    public void bindMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
 
     public <T extends TopicTailer<?>> T add(T tailer) {
         tailers.add(tailer);
+        MeterRegistry r = registry;
+        if (r != null) {
+            KafkaClientMetrics m = new KafkaClientMetrics(tailer.client());
+            m.bindTo(r);
+            metrics.put(tailer, m);
+        }
         return tailer;
     }
 
@@ -27,6 +44,10 @@ public final class KafkaFeeds {
             loadedOnce.add(tailer.topic());
         }
         tailers.remove(tailer);
+        KafkaClientMetrics m = metrics.remove(tailer);
+        if (m != null) {
+            m.close();
+        }
     }
 
     /** Topic → why its feed cannot read, "" while it reads. */

@@ -244,6 +244,24 @@ public final class FlotillaCli {
                 description = "Simulated adapter load time; vLLM: the advertised one until loads are measured (default ${DEFAULT-VALUE}).")
         double loraLoadMs;
 
+        @Option(names = "--tracing",
+                description = "Start a Zipkin server (trace store and UI on " + io.flotilla.cluster.zipkin.ZipkinServer.PORT
+                        + ") and send every service's spans to it.")
+        boolean tracing;
+
+        @Option(names = "--tracing-endpoint", paramLabel = "URL",
+                description = "Send every service's spans to this running Zipkin-compatible collector "
+                        + "(http://HOST:9411/api/v2/spans) instead of starting one.")
+        String tracingEndpoint;
+
+        @Option(names = "--tracing-sample", paramLabel = "P",
+                description = "With --tracing or --tracing-endpoint: the probability that a request is traced (default 1.0).")
+        Double tracingSample;
+
+        @Option(names = "--json-logs", paramLabel = "ecs|logstash|gelf", arity = "0..1", fallbackValue = "ecs",
+                description = "Every service logs one JSON object per line in this format (default when given without one: ecs).")
+        String jsonLogs;
+
         @Override
         public Integer call() throws InterruptedException {
             if (!(simSpeedup > 0) || Double.isInfinite(simSpeedup)) {
@@ -306,8 +324,9 @@ public final class FlotillaCli {
             }
             Tenancy tenancy = Tenancy.parse(prefixSharing, publicPrefixes, apiKeys, loras, loraSlots, loraLoadMs);
             tenancy.checkAgainst(gatewayOptions);
+            Observability observability = Observability.parse(tracing, tracingEndpoint, tracingSample, jsonLogs);
             LocalCluster cluster = new LocalCluster(home(), stateDir(), System.out, !noCds).tenancy(tenancy)
-                    .workerJit(WorkerJit.parse(workerJit));
+                    .workerJit(WorkerJit.parse(workerJit)).observability(observability);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
                     Duration.ofSeconds(timeoutSeconds));

@@ -2,6 +2,7 @@ package io.flotilla.cluster.launcher;
 
 import io.flotilla.cluster.kafka.KafkaBroker;
 import io.flotilla.cluster.redis.RedisServer;
+import io.flotilla.cluster.zipkin.ZipkinServer;
 import io.flotilla.protocol.Ports;
 
 import java.io.IOException;
@@ -23,6 +24,7 @@ public final class LocalCluster {
     /** The broker's -Xmx: half the 384m it had; with the smaller dedupe buffer 128m also starts (docs/benchmarks.md). */
     static final String BROKER_HEAP = "192m";
     public static final String REDIS = "redis";
+    public static final String ZIPKIN = "zipkin";
     /** How long start-worker waits for another command (another start-worker, up, down) to release the lock. */
     static final Duration START_LOCK_WAIT = Duration.ofSeconds(60);
 
@@ -61,6 +63,14 @@ public final class LocalCluster {
 
     public LocalCluster tenancy(Tenancy t) {
         this.tenancy = t;
+        return this;
+    }
+
+    /** Tracing and log format of the next {@code up} ({@link Observability#NONE} unless set). */
+    private Observability observability = Observability.NONE;
+
+    public LocalCluster observability(Observability o) {
+        this.observability = o;
         return this;
     }
 
@@ -194,7 +204,16 @@ public final class LocalCluster {
                         + "existing Redis), or --redis none (every gateway counts its limits alone)");
             }
             checkPortsFree(layout, externalKafka == null);
+            if (observability.launchZipkin() && ProcessControl.portInUse(ZipkinServer.PORT)) {
+                throw new LauncherException("port " + ZipkinServer.PORT + " (zipkin) is already in use; stop what holds it "
+                        + "or pass --tracing-endpoint URL instead of --tracing");
+            }
+            if (observability.launchZipkin() && !java.nio.file.Files.isRegularFile(ZipkinServer.jarIn(root))) {
+                throw new LauncherException("no Zipkin server jar at " + display(ZipkinServer.jarIn(root))
+                        + "; fetch it with ./mvnw -pl local-cluster dependency:copy@copy-zipkin-server (bin/flotilla up --tracing does)");
+            }
             record(state, layout, planner, engines);
+            observability.save(state);
             state.setLayout("cds", Boolean.toString(classDataSharing));
             workerJit.save(state);
             tenancy.save(state);
@@ -211,11 +230,16 @@ public final class LocalCluster {
                     state.put(started.get(started.size() - 1));
                     state.save();
                 }
+                if (observability.launchZipkin()) {
+                    started.add(startZipkin());
+                    state.put(started.get(started.size() - 1));
+                    state.save();
+                }
                 // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
                 List<ServiceSpec> specs = layout.services(planner, engines).stream()
-                        .map(spec -> tenancy.apply(spec, modelNames(layout))).toList();
+                        .map(spec -> observability.apply(tenancy.apply(spec, modelNames(layout)))).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec, classDataSharing, workerJit);
                     started.add(s);
@@ -226,6 +250,9 @@ public final class LocalCluster {
                 Duration took = Duration.between(begin, Instant.now()).minus(training);
                 out.printf("Flotilla is up in %.1f s%s%n", took.toMillis() / 1000.0, training.isZero() ? ""
                         : String.format(" (after %.1f s building class-data archives)", training.toMillis() / 1000.0));
+                if (observability.launchZipkin()) {
+                    out.println("traces: " + ZipkinServer.uiUrl(ZipkinServer.PORT));
+                }
                 return started;
             } catch (RuntimeException | IOException e) {
                 out.println("stopping what was started ...");
@@ -312,10 +339,10 @@ public final class LocalCluster {
         try (LauncherLock ignored = lock()) {
             ClusterState state = ClusterState.load(stateDir);
             List<RunningService> services = state.services().stream()
-                    .filter(s -> !KAFKA.equals(s.name()) && !REDIS.equals(s.name())).toList();
+                    .filter(s -> !KAFKA.equals(s.name()) && !REDIS.equals(s.name()) && !ZIPKIN.equals(s.name())).toList();
             List<RunningService> alive = state.alive();
             ProcessControl.stop(services, grace);
-            for (String store : List.of(REDIS, KAFKA)) { // after the services: they flush to them while stopping
+            for (String store : List.of(ZIPKIN, REDIS, KAFKA)) { // after the services: they flush to them while stopping
                 Optional.ofNullable(state.get(store)).ifPresent(k -> ProcessControl.stop(List.of(k), Duration.ofSeconds(20)));
             }
             List<RunningService> left = state.alive();
@@ -391,7 +418,8 @@ public final class LocalCluster {
                 throw new LauncherException(name + " is already running (pid " + existing.pid() + ")");
             }
             ClusterLayout recorded = recordedLayout(state, stateDir);
-            ServiceSpec spec = Tenancy.load(state).apply(specOf.apply(recorded, state), modelNames(recorded));
+            ServiceSpec spec = Observability.load(state).apply(
+                    Tenancy.load(state).apply(specOf.apply(recorded, state), modelNames(recorded)));
             for (int port : spec.ports().values()) {
                 if (ProcessControl.portInUse(port)) {
                     throw new LauncherException("port " + port + " (" + spec.name() + ") is already in use");
@@ -448,6 +476,15 @@ public final class LocalCluster {
         ProcessHandle h = ProcessHandle.of(redis.pid()).orElseThrow(() -> new LauncherException("Redis exited at start"));
         return new RunningService(REDIS, redis.pid(), h.info().startInstant().orElse(Instant.now()),
                 "client=" + Ports.REDIS, 0, redis.logFile());
+    }
+
+    /** The trace store and UI of {@code up --tracing}, outliving this launcher process like every service; empty at start. */
+    private RunningService startZipkin() {
+        ZipkinServer zipkin = new ZipkinServer(ZipkinServer.jarIn(root), stateDir.resolve(ZIPKIN), ZipkinServer.PORT,
+                Duration.ofSeconds(90)).start();
+        ProcessHandle h = ProcessHandle.of(zipkin.pid()).orElseThrow(() -> new LauncherException("Zipkin exited at start"));
+        return new RunningService(ZIPKIN, zipkin.pid(), h.info().startInstant().orElse(Instant.now()),
+                "ui=" + ZipkinServer.PORT, 0, zipkin.logFile());
     }
 
     private void checkPortsFree(ClusterLayout layout, boolean withKafka) {

@@ -9,6 +9,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One gRPC server on a TCP port with the standard health service. Services wrap it in their own
+ * One gRPC server on a TCP port with the standard health and server-reflection services (so {@code grpcurl
+ * list} and {@code grpcurl describe} work without the .proto files). Services wrap it in their own
  * lifecycle; a worker JVM that simulates many workers runs one endpoint per worker.
  */
 public final class GrpcEndpoint implements AutoCloseable {
@@ -79,7 +81,8 @@ public final class GrpcEndpoint implements AutoCloseable {
                 .maxInboundMessageSize(64 * 1024 * 1024)
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
-                .addService(health.getHealthService());
+                .addService(health.getHealthService())
+                .addService(ProtoReflectionServiceV1.newInstance());
         if (loop != null) {
             loop.serve(builder);
         }

@@ -84,6 +84,14 @@ public final class TopicTailer<V> implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /**
+     * The consumer, for a metrics binder that reads its {@code metrics()} (Micrometer's {@code KafkaClientMetrics});
+     * nothing else may use it: the tailer's thread owns it.
+     */
+    public org.apache.kafka.clients.consumer.Consumer<String, V> client() {
+        return consumer;
+    }
+
     /** A handler that passes each parsed value to {@code onValue}, skipping malformed records and tombstones. */
     public static <V> Consumer<List<ConsumerRecord<String, V>>> eachValue(Consumer<V> onValue) {
         return records -> {

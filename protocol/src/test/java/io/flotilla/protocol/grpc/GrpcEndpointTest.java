@@ -9,6 +9,10 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.reflection.v1.ServerReflectionGrpc;
+import io.grpc.reflection.v1.ServerReflectionRequest;
+import io.grpc.reflection.v1.ServerReflectionResponse;
+import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +20,9 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,6 +46,43 @@ class GrpcEndpointTest {
             threads.put("Stats", Thread.currentThread().getName());
             observer.onNext(IndexerStats.getDefaultInstance());
             observer.onCompleted();
+        }
+    }
+
+    /** What {@code grpcurl list} asks: the reflection service names every service served, health included. */
+    @Test
+    void reflectionListsEveryServiceEvenWhenEveryMethodIsInline() throws Exception {
+        Set<String> all = Set.of(IndexerServiceGrpc.getFindMatchesMethod().getFullMethodName(),
+                IndexerServiceGrpc.getStatsMethod().getFullMethodName());
+        try (GrpcEndpoint endpoint = new GrpcEndpoint("test", "127.0.0.1", 0, List.of(new ThreadRecorder()), List.of(),
+                all).start()) {
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", endpoint.port()).usePlaintext().build();
+            try {
+                CompletableFuture<ServerReflectionResponse> answer = new CompletableFuture<>();
+                StreamObserver<ServerReflectionRequest> requests = ServerReflectionGrpc.newStub(channel)
+                        .serverReflectionInfo(new StreamObserver<>() {
+                            @Override
+                            public void onNext(ServerReflectionResponse r) {
+                                answer.complete(r);
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                                answer.completeExceptionally(t);
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                            }
+                        });
+                requests.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
+                requests.onCompleted();
+                assertThat(answer.get(10, TimeUnit.SECONDS).getListServicesResponse().getServiceList())
+                        .extracting(ServiceResponse::getName)
+                        .contains("flotilla.v1.IndexerService", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection");
+            } finally {
+                channel.shutdownNow();
+            }
         }
     }
 

@@ -7,7 +7,9 @@ import io.flotilla.protocol.v1.WorkerMatch;
 import io.flotilla.router.core.KvOverlap;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetricsPublisher;
 import io.flotilla.protocol.grpc.SharedEventLoop;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -67,11 +69,18 @@ public final class IndexerClient implements AutoCloseable {
      *                 and its answer never change threads); null for gRPC's shared default
      */
     public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry, SharedEventLoop loop) {
+        this(address, deadline, registry, loop, java.util.List.of());
+    }
+
+    /** @param interceptors run on every call (the router's observation interceptor: trace context and grpc.client metrics) */
+    public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry, SharedEventLoop loop,
+                         java.util.List<ClientInterceptor> interceptors) {
         this.latency = Timer.builder("flotilla.router.indexer.latency")
                 .description("FindMatches calls answered in time, from sent to answer handled (the router's side)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(50_000))
                 .maximumExpectedValue(Duration.ofSeconds(1)).register(registry);
-        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor();
+        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor()
+                .intercept(interceptors);
         this.channel = (loop == null ? builder : loop.connect(builder)).build();
         this.stub = IndexerServiceGrpc.newBlockingStub(channel);
         this.async = IndexerServiceGrpc.newStub(channel);
@@ -90,6 +99,8 @@ public final class IndexerClient implements AutoCloseable {
                 .waitDurationInOpenState(Duration.ofSeconds(2))
                 .permittedNumberOfCallsInHalfOpenState(3)
                 .build());
+        // state and calls as resilience4j_circuitbreaker_* {name="indexer"}
+        new TaggedCircuitBreakerMetricsPublisher(registry).publishMetrics(breaker);
     }
 
     /** The prefix each worker holds per tier, or empty when the indexer did not answer in time (blocking). */

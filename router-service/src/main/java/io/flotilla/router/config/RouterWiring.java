@@ -25,6 +25,8 @@ import io.flotilla.router.service.RouterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.grpc.ObservationGrpcClientInterceptor;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import io.flotilla.protocol.grpc.SharedEventLoop;
@@ -68,9 +70,11 @@ class RouterWiring {
     }
 
     @Bean(destroyMethod = "close")
-    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop) {
+    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop,
+                                ObservationRegistry observations) {
         IndexerClient client = new IndexerClient(p.indexerAddress(), new DeadlineEstimator(p.indexerDeadlineSettings()),
-                registry, routerEventLoop.getIfAvailable());
+                registry, routerEventLoop.getIfAvailable(),
+                java.util.List.of(new ObservationGrpcClientInterceptor(observations)));
         Gauge.builder("flotilla.router.indexer.deadline", client, c -> c.deadline().deadlineNanos() / 1e9)
                 .baseUnit("seconds").description("The FindMatches deadline now").register(registry);
         Gauge.builder("flotilla.router.indexer.tail", client, c -> Math.max(0, c.deadline().tailNanos()) / 1e9)

@@ -24,6 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.grpc.ObservationGrpcServerInterceptor;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.springframework.context.SmartLifecycle;
 
@@ -54,12 +56,21 @@ public final class WorkerFleet implements SmartLifecycle {
     private final Clock clock;
     private final int managementPort;
     private final EngineTiming timing;
+    private final ObservationRegistry observations;
     private final List<WorkerInstance> workers = new ArrayList<>();
     private volatile boolean running;
 
     public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
                        ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
                        EngineTiming timing) {
+        this(properties, engines, producer, scheduler, registry, clock, managementPort, timing, ObservationRegistry.NOOP);
+    }
+
+    /** @param observations every worker's Generate calls and engine time are observed here (traces, grpc.server timers) */
+    public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
+                       ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
+                       EngineTiming timing, ObservationRegistry observations) {
+        this.observations = observations;
         this.properties = properties;
         this.engines = engines;
         this.producer = producer;
@@ -110,12 +121,13 @@ public final class WorkerFleet implements SmartLifecycle {
                 WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
                 engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
                 engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);
-                LocalGenerate local = new LocalGenerate(id, engine, metrics);
+                LocalGenerate local = new LocalGenerate(id, engine, metrics, observations, properties.engine());
                 HandoffPath handoffs = handoffPath(id, engine, local, i);
                 WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
                         deadline -> WorkerInstance.drain(id, engine, status, deadline));
                 WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, service,
-                        properties.grpcPort(i), scheduler, properties.heartbeatMs(), properties.loadReportMs());
+                        List.of(new ObservationGrpcServerInterceptor(observations)), properties.grpcPort(i), scheduler,
+                        properties.heartbeatMs(), properties.loadReportMs());
                 built.set(worker);
                 workers.add(worker);
                 worker.start();

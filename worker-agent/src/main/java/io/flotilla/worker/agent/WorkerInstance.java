@@ -10,6 +10,7 @@ import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.kv.KvTransferNode;
 import io.grpc.BindableService;
+import io.grpc.ServerInterceptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,8 @@ public final class WorkerInstance implements AutoCloseable {
     private ScheduledFuture<?> loadReports;
 
     public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
-                          WorkerMetrics metrics, HandoffPath handoffs, BindableService service, int grpcPort,
+                          WorkerMetrics metrics, HandoffPath handoffs, BindableService service,
+                          List<ServerInterceptor> interceptors, int grpcPort,
                           ScheduledExecutorService scheduler, int heartbeatMs, int loadReportMs) {
         this.identity = identity;
         this.engine = engine;
@@ -57,7 +59,7 @@ public final class WorkerInstance implements AutoCloseable {
         this.scheduler = scheduler;
         this.heartbeatMs = heartbeatMs;
         this.loadReportMs = loadReportMs;
-        this.endpoint = new GrpcEndpoint(identity.id(), "0.0.0.0", grpcPort, List.of(service));
+        this.endpoint = new GrpcEndpoint(identity.id(), "0.0.0.0", grpcPort, List.of(service), interceptors);
     }
 
     public WorkerIdentity identity() {

@@ -2,10 +2,11 @@ package io.flotilla.worker.api;
 
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
-import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.identity.WorkerIdentity;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.micrometer.observation.ObservationRegistry;
 
 /**
  * Runs a Generate on this worker's engine from its prompt: no handoff, or a refused or failed one.
@@ -14,8 +15,16 @@ import io.grpc.stub.ServerCallStreamObserver;
  * @param identity the worker
  * @param engine   its engine
  * @param metrics  its metrics
+ * @param observations where the engine's part of a request is observed ({@link ObservedTokenSink})
+ * @param engineKind   the engine's name in that observation ({@code flotilla.worker.engine})
  */
-public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMeters metrics) {
+public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMeters metrics, ObservationRegistry observations,
+                            String engineKind) {
+
+    /** Unobserved. */
+    public LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMeters metrics) {
+        this(identity, engine, metrics, ObservationRegistry.NOOP, "");
+    }
 
     /** @param handoffRefusedReason empty unless a handoff was refused; sent in the last chunk */
     void submit(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
@@ -23,7 +32,8 @@ public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMe
         GenerateCall call = new GenerateCall(stream, identity.id(), metrics, handoffRefusedReason);
         RequestHandle handle;
         try {
-            handle = engine.submit(EngineRequests.of(request), call);
+            handle = engine.submit(EngineRequests.of(request),
+                    ObservedTokenSink.start(call, observations, identity.id(), engineKind));
         } catch (RuntimeException e) {
             stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
             return;

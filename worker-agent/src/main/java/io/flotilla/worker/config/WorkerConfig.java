@@ -29,6 +29,7 @@ import io.flotilla.worker.kvbm.DirectMemory;
 import io.flotilla.worker.kvbm.TierSettings;
 import io.flotilla.worker.settings.WorkerProperties;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.springframework.beans.factory.annotation.Value;
@@ -199,13 +200,15 @@ class WorkerConfig {
     @Bean
     WorkerFleet workerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> workerProducer,
                             ScheduledExecutorService workerScheduler, MeterRegistry registry, Clock clock,
-                            @Value("${server.port}") int managementPort, TimingModel timing) {
+                            @Value("${server.port}") int managementPort, TimingModel timing,
+                            ObservationRegistry observations) {
         EngineTiming advertised = EngineTiming.newBuilder()
                 .setPrefillA(timing.prefillA()).setPrefillB(timing.prefillB()).setPrefillC(timing.prefillC())
                 .setDecodeD2(timing.decodeA()).setDecodeD1(timing.decodeB()).setDecodeD0(timing.decodeC())
                 .setSpeedup(properties.sim().speedup())
                 .build();
-        return new WorkerFleet(properties, engines, workerProducer, workerScheduler, registry, clock, managementPort, advertised);
+        return new WorkerFleet(properties, engines, workerProducer, workerScheduler, registry, clock, managementPort, advertised,
+                observations);
     }
 
     /** Readiness: every worker of the JVM serves gRPC and is READY. */

@@ -80,7 +80,8 @@ public record RouterProperties(
         @DefaultValue("true") boolean candidatePruning,
         @DefaultValue("16") @Min(1) int candidateLeastLoaded,
         @DefaultValue("true") boolean sharedEventLoop,
-        @DefaultValue @jakarta.validation.Valid io.flotilla.router.epp.EppSettings epp) {
+        @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
+        io.flotilla.router.epp.EppSettings epp) {
 
     /**
      * The routing core's configuration. Settings with no key here (how load reports and bookings merge,

@@ -42,7 +42,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -239,17 +238,26 @@ class EppConformanceTest {
         // Each long prefix is held by a worker the test chooses (as if it had served it before); a request
         // that repeats the prefix with a new question must go there, whichever worker a cold pick prefers.
         Map<String, String> holderOf = Map.of("w2", longPrefix(21, 150), "w0", longPrefix(22, 150), "w1", longPrefix(23, 150));
+        List<String> holders = List.of("w2", "w0", "w1", "w2");
+        List<String> expected = List.of("10.0.0.3:8000", "10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000");
+        assertThat(serveInTurn("cold-", holders, holderOf)).as("self-check: with nothing in the index, the cold picks"
+                + " are not the holders, so the check below can fail").isNotEqualTo(expected);
+        for (String holder : holders) {
+            Arrays.stream(gatewayHashes(holderOf.get(holder), "an earlier question")).limit(150 / BLOCK)
+                    .forEach(index.held.computeIfAbsent(holder, k -> ConcurrentHashMap.newKeySet())::add);
+        }
+        assertThat(serveInTurn("sticky-", holders, holderOf)).isEqualTo(expected);
+    }
+
+    /** Sends a new question after each holder's prefix, serves each request to its end, and returns the picks. */
+    private List<String> serveInTurn(String idPrefix, List<String> holders, Map<String, String> holderOf) throws Exception {
         List<String> picked = new ArrayList<>();
         int n = 0;
-        for (String holder : List.of("w2", "w0", "w1", "w2")) {
-            String system = holderOf.get(holder);
-            Set<Long> blocks = new HashSet<>();
-            Arrays.stream(gatewayHashes(system, "an earlier question")).limit(150 / BLOCK).forEach(blocks::add);
-            index.held.computeIfAbsent(holder, k -> ConcurrentHashMap.newKeySet()).addAll(blocks);
+        for (String holder : holders) {
             try (EnvoyClient envoy = new EnvoyClient(channel)) {
-                String id = "sticky-" + n++;
+                String id = idPrefix + n++;
                 envoy.headers("/v1/chat/completions", Map.of("x-request-id", id), null)
-                        .body(chat(system, "A new question, number " + n + "?", ""), 3);
+                        .body(chat(holderOf.get(holder), "A new question, number " + n + "?", ""), 3);
                 String destination = setHeaders(envoy.next()).get(ExtProcStream.DESTINATION);
                 picked.add(destination.split(",")[0]);
                 bodyEcho(envoy);
@@ -258,7 +266,7 @@ class EppConformanceTest {
                 await().atMost(Duration.ofSeconds(5)).until(() -> !booked(id));
             }
         }
-        assertThat(picked).containsExactly("10.0.0.3:8000", "10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000");
+        return picked;
     }
 
     @Test

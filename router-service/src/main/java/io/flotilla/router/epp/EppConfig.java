@@ -1,5 +1,6 @@
 package io.flotilla.router.epp;
 
+import io.envoyproxy.envoy.service.ext_proc.v3.ExternalProcessorGrpc;
 import io.flotilla.gateway.tokenize.ChatMlTemplate;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.ModelTokenizations;
@@ -34,6 +35,9 @@ class EppConfig {
     GrpcEndpoint eppGrpcEndpoint(RouterProperties properties, RequestRouter router, ModelTokenizations eppTokenizations) {
         EppSettings settings = properties.epp();
         EndpointPicker picker = new EndpointPicker(router, eppTokenizations, settings);
-        return new GrpcEndpoint("router-epp", "0.0.0.0", settings.port(), List.of(new ExtProcService(picker, settings)));
+        // The Endpoint Picker Protocol's health services. Readiness is the router pod's own (its actuator
+        // readiness probe): a router that is not ready is not among router-epp's endpoints, so no proxy reaches it.
+        return new GrpcEndpoint("router-epp", "0.0.0.0", settings.port(), List.of(new ExtProcService(picker, settings)))
+                .serving("liveness", "readiness", ExternalProcessorGrpc.SERVICE_NAME);
     }
 }

@@ -56,7 +56,19 @@ class EppConfigTest {
         runner.withPropertyValues("flotilla.router.epp.enabled=true", "flotilla.router.epp.port=0",
                 "flotilla.router.epp.failure-mode=FailOpen", "flotilla.router.epp.objectives.batch=-1").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBean(GrpcEndpoint.class).running()).isTrue();
+            GrpcEndpoint endpoint = context.getBean(GrpcEndpoint.class);
+            assertThat(endpoint.running()).isTrue();
+            io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
+                    .forAddress("127.0.0.1", endpoint.port()).usePlaintext().build();
+            try {
+                var health = io.grpc.health.v1.HealthGrpc.newBlockingStub(channel);
+                for (String service : java.util.List.of("liveness", "readiness", "envoy.service.ext_proc.v3.ExternalProcessor")) {
+                    assertThat(health.check(io.grpc.health.v1.HealthCheckRequest.newBuilder().setService(service).build())
+                            .getStatus()).as(service).isEqualTo(io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+                }
+            } finally {
+                channel.shutdownNow();
+            }
             EppSettings epp = context.getBean(RouterProperties.class).epp();
             assertThat(epp.failOpen()).isTrue();
             assertThat(epp.priority("batch")).isEqualTo(-1);

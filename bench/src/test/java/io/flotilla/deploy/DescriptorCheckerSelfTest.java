@@ -70,9 +70,9 @@ class DescriptorCheckerSelfTest {
         Descriptors.map(Descriptors.map(decode, "resources"), "limits").remove(KubernetesChecker.GPU_RESOURCE);
 
         assertThat(newProblems(k8s.check(manifests), baseline)).containsExactlyInAnyOrder(
-                "k8s/gateway.yaml Deployment/gateway container gateway: readinessProbe port http is not the"
+                "k8s/base/gateway.yaml Deployment/gateway container gateway: readinessProbe port http is not the"
                         + " management port 8081",
-                "k8s/worker-decode.yaml Deployment/worker-decode container worker-decode: limits nvidia.com/gpu is"
+                "k8s/base/worker-decode.yaml Deployment/worker-decode container worker-decode: limits nvidia.com/gpu is"
                         + " null, expected at least 1");
     }
 

@@ -48,10 +48,13 @@ final class Descriptors {
         return loadYaml(repoRoot().resolve("deploy/prometheus/prometheus.yml"));
     }
 
-    /** The file names {@code k8s/kustomization.yaml} lists under {@code resources}. */
+    /** The kustomize base (overlays under {@code k8s/overlays/} build on it; {@code k8s/} is the base alone). */
+    static final String K8S_BASE = "k8s/base";
+
+    /** The file names {@code k8s/base/kustomization.yaml} lists under {@code resources}. */
     static List<String> kustomizeResources() {
         List<String> names = new ArrayList<>();
-        list(loadYaml(repoRoot().resolve("k8s/kustomization.yaml")), "resources").forEach(r -> names.add(String.valueOf(r)));
+        list(loadYaml(repoRoot().resolve(K8S_BASE + "/kustomization.yaml")), "resources").forEach(r -> names.add(String.valueOf(r)));
         return names;
     }
 
@@ -59,7 +62,7 @@ final class Descriptors {
     static List<KubernetesChecker.Manifest> kubernetesManifests() {
         List<KubernetesChecker.Manifest> manifests = new ArrayList<>();
         for (String file : kustomizeResources()) {
-            loadAllYaml(repoRoot().resolve("k8s").resolve(file))
+            loadAllYaml(repoRoot().resolve(K8S_BASE).resolve(file))
                     .forEach(doc -> manifests.add(new KubernetesChecker.Manifest(file, doc)));
         }
         return manifests;

@@ -38,7 +38,7 @@ final class KubernetesChecker {
         }
 
         String where() {
-            return "k8s/" + file + " " + kind() + "/" + name();
+            return Descriptors.K8S_BASE + "/" + file + " " + kind() + "/" + name();
         }
     }
 

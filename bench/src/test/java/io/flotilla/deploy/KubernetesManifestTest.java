@@ -20,7 +20,7 @@ class KubernetesManifestTest {
 
     @Test
     void kustomizationListsEveryManifestAndNothingElse() throws IOException {
-        Path k8s = Descriptors.repoRoot().resolve("k8s");
+        Path k8s = Descriptors.repoRoot().resolve(Descriptors.K8S_BASE);
         List<String> onDisk;
         try (Stream<Path> files = Files.list(k8s)) {
             onDisk = files.map(p -> p.getFileName().toString())
@@ -42,11 +42,11 @@ class KubernetesManifestTest {
     }
 
     /**
-     * {@code kubectl kustomize} renders the base and the two-model overlay (a second model's workers and
-     * planner on top of it); skipped where kubectl is not installed.
+     * {@code kubectl kustomize} renders the base, the EPP overlay and the two-model overlay (a second model's
+     * workers and planner on top of it); skipped where kubectl is not installed.
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"k8s/", "deploy/k8s-two-models/"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"k8s/", "k8s/overlays/epp/", "deploy/k8s-two-models/"})
     @Timeout(180)
     void kubectlKustomizeRenders(String dir) throws Exception {
         Assumptions.assumeTrue(onPath("kubectl"), "kubectl is absent from PATH; kustomize rendering not checked");

@@ -27,7 +27,7 @@ import java.util.concurrent.Executor;
 
 /**
  * Scales the worker Deployments labelled {@code flotilla.io/component=worker, flotilla.io/role=<pool>} in
- * one namespace (k8s/worker-*.yaml; RBAC in k8s/planner-rbac.yaml: get/list/watch/patch deployments,
+ * one namespace (k8s/base/worker-*.yaml; RBAC in k8s/base/planner-rbac.yaml: get/list/watch/patch deployments,
  * get/list/watch pods).
  * <ul>
  *   <li>up: one JSON merge patch of {@code spec.replicas} together with the annotation

@@ -129,6 +129,17 @@ public final class GrpcEndpoint implements AutoCloseable {
         return server != null && !server.isShutdown();
     }
 
+    /**
+     * Marks {@code services} SERVING in gRPC health, for clients that check a service by name (the
+     * server as a whole, "", always is while it runs).
+     */
+    public GrpcEndpoint serving(String... services) {
+        for (String s : services) {
+            health.setStatus(s, io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+        }
+        return this;
+    }
+
     /** Marks the endpoint as not serving in gRPC health, so clients stop sending before shutdown. */
     public void notServing() {
         health.enterTerminalState();

@@ -50,6 +50,7 @@ import java.time.Duration;
  * @param candidateLeastLoaded  how many least-loaded eligible workers join the holders when pruning
  * @param sharedEventLoop       the gRPC server and the indexer channel share one I/O thread, so a Route's
  *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
+ * @param epp                   the endpoint picker for Gateway API Inference Extension pools (off by default)
  */
 @Validated
 @ConfigurationProperties("flotilla.router")
@@ -78,7 +79,9 @@ public record RouterProperties(
         @DefaultValue("5s") Duration capacityHeartbeat,
         @DefaultValue("true") boolean candidatePruning,
         @DefaultValue("16") @Min(1) int candidateLeastLoaded,
-        @DefaultValue("true") boolean sharedEventLoop) {
+        @DefaultValue("true") boolean sharedEventLoop,
+        @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
+        io.flotilla.router.epp.EppSettings epp) {
 
     /**
      * The routing core's configuration. Settings with no key here (how load reports and bookings merge,

@@ -40,7 +40,8 @@ class MetricsTest extends GatewayTestBase {
                     .exchange().expectStatus().isOk();
         }
 
-        String scrape = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + managementPort).build()
+        String scrape = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + managementPort)
+                .codecs(c -> c.defaultCodecs().maxInMemorySize(8 * 1024 * 1024)).build() // a scrape outgrows the 256 KiB default
                 .get().uri("/actuator/prometheus").exchange()
                 .expectStatus().isOk()
                 .expectBody(String.class).returnResult().getResponseBody();

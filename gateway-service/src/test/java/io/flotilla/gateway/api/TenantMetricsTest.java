@@ -38,7 +38,8 @@ class TenantMetricsTest extends GatewayTestBase {
     }
 
     private String scrape() {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + managementPort).build()
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + managementPort)
+                .codecs(c -> c.defaultCodecs().maxInMemorySize(8 * 1024 * 1024)).build() // a scrape outgrows the 256 KiB default
                 .get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
                 .expectBody(String.class).returnResult().getResponseBody();
     }

@@ -109,16 +109,8 @@ final class CompletionResponder {
                     return out;
                 })
                 .onErrorResume(e -> {
-                    if (!ctx.result().responseStarted()) {
-                        return Flux.error(e);
-                    }
-                    ApiError error = e instanceof ApiError api ? api
-                            : ApiError.badGateway("stream_failed", "The stream failed: " + e.getMessage());
-                    if (!(e instanceof ApiError)) {
-                        log.warn("request {}: stream failed after it started", ctx.requestId(), e);
-                    }
-                    ctx.on(new RequestEvent.StreamedError(error));
-                    return Flux.just(ResponseRenderer.errorBody(json, error), "[DONE]");
+                    ApiError error = streamedError(ctx, e);
+                    return error == null ? Flux.error(e) : Flux.just(ResponseRenderer.errorBody(json, error), "[DONE]");
                 });
         ServerHttpResponse response = exchange.getResponse();
         AtomicBoolean headersSet = new AtomicBoolean();
@@ -133,6 +125,23 @@ final class CompletionResponder {
             return response.bufferFactory().wrap(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
         });
         return response.writeAndFlushWith(body.map(Flux::just));
+    }
+
+    /**
+     * The error a stream that has already started reports in-band for {@code e}, recorded on the request; null when
+     * nothing was sent yet, so the failure can still be an ordinary error response. Shared by every streaming API.
+     */
+    static ApiError streamedError(RequestContext ctx, Throwable e) {
+        if (!ctx.result().responseStarted()) {
+            return null;
+        }
+        ApiError error = e instanceof ApiError api ? api
+                : ApiError.badGateway("stream_failed", "The stream failed: " + e.getMessage());
+        if (!(e instanceof ApiError)) {
+            log.warn("request {}: stream failed after it started", ctx.requestId(), e);
+        }
+        ctx.on(new RequestEvent.StreamedError(error));
+        return error;
     }
 
     /** Chat streams open each choice with a chunk naming the assistant role. */

@@ -14,8 +14,6 @@ import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.output.ChoiceResult;
 import io.flotilla.gateway.output.OutputEvent;
 import io.flotilla.gateway.output.ResponseAssembler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -48,7 +46,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 class MessagesController {
 
     static final String ENDPOINT = "/v1/messages";
-    private static final Logger log = LoggerFactory.getLogger(MessagesController.class);
 
     private final MessagesRequestParser parser = new MessagesRequestParser();
     private final RequestBodies bodies;
@@ -143,16 +140,8 @@ class MessagesController {
                     return out;
                 })
                 .onErrorResume(e -> {
-                    if (!ctx.result().responseStarted()) {
-                        return Flux.error(e);
-                    }
-                    ApiError error = e instanceof ApiError api ? api
-                            : ApiError.badGateway("stream_failed", "The stream failed: " + e.getMessage());
-                    if (!(e instanceof ApiError)) {
-                        log.warn("request {}: stream failed after it started", ctx.requestId(), e);
-                    }
-                    ctx.on(new RequestEvent.StreamedError(error));
-                    return Flux.just(events.error(error));
+                    ApiError error = CompletionResponder.streamedError(ctx, e);
+                    return error == null ? Flux.error(e) : Flux.just(events.error(error));
                 });
         ServerHttpResponse response = exchange.getResponse();
         AtomicBoolean headersSet = new AtomicBoolean();

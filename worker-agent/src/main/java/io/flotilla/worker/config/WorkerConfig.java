@@ -96,14 +96,14 @@ class WorkerConfig {
         }
         try {
             String text = java.nio.file.Files.readString(Path.of(profile));
-            if (text.stripLeading().startsWith("{")) {
+            if (ProfileFit.isProfile(text)) {
                 ProfileFit.Fit fit = ProfileFit.fit(text);
                 log.info("simulated timing fitted to the measured profile {}: {} (prefill RMS {} ms over {} points, decode "
                         + "RMS {} ms over {} points)", profile, fit.model(), String.format("%.2f", fit.prefillRmsMs()),
                         fit.prefillPoints(), String.format("%.2f", fit.decodeRmsMs()), fit.decodePoints());
                 return fit.model();
             }
-            return TimingModel.load(Path.of(profile));
+            return TimingModel.parse(text);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read timing profile " + profile + ": " + e.getMessage(), e);
         }

@@ -37,8 +37,4 @@ public record EngineListeners(KvEventListener kvEvents, DoubleConsumer stepMs, R
     public EngineListeners withAdaptersChanged(Runnable changed) {
         return new EngineListeners(kvEvents, stepMs, changed);
     }
-
-    public EngineListeners withStepMs(DoubleConsumer steps) {
-        return new EngineListeners(kvEvents, steps, adaptersChanged);
-    }
 }

@@ -42,6 +42,11 @@ public final class ProfileFit {
     public record Fit(TimingModel model, double prefillRmsMs, double decodeRmsMs, int prefillPoints, int decodePoints) {
     }
 
+    /** Whether {@code text} is a profile's JSON (a JSON object) rather than timing properties. */
+    public static boolean isProfile(String text) {
+        return text.stripLeading().startsWith("{");
+    }
+
     /** Fits a profile's JSON text; a clear {@link IllegalArgumentException} when it is not a usable profile. */
     public static Fit fit(String profileJson) {
         JsonNode root;

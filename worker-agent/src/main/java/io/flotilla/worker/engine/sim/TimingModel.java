@@ -81,12 +81,16 @@ public record TimingModel(double prefillA, double prefillB, double prefillC,
      * {@link ProfileFit}), or properties over {@link #DEFAULT} (see {@link #fromProperties}).
      */
     public static TimingModel load(Path profileFile) throws IOException {
-        String text = Files.readString(profileFile, StandardCharsets.UTF_8);
-        if (text.stripLeading().startsWith("{")) {
-            return ProfileFit.fit(text).model();
+        return parse(Files.readString(profileFile, StandardCharsets.UTF_8));
+    }
+
+    /** As {@link #load}, from the file's text. */
+    public static TimingModel parse(String profile) throws IOException {
+        if (ProfileFit.isProfile(profile)) {
+            return ProfileFit.fit(profile).model();
         }
         Properties p = new Properties();
-        try (Reader r = new java.io.StringReader(text)) {
+        try (Reader r = new java.io.StringReader(profile)) {
             p.load(r);
         }
         return fromProperties(p, DEFAULT);

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -331,13 +334,42 @@ public final class KafkaBroker implements AutoCloseable {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** A port that was free a moment ago on 127.0.0.1. */
+    /**
+     * A port that was free a moment ago on every address, for a listener the caller opens next.
+     *
+     * <p>Chosen below the kernel's ephemeral range (Linux: 32768–60999), not with {@code new ServerSocket(0)}:
+     * a port from that range can be taken by any outgoing connection (a Kafka client's, a gRPC channel's)
+     * between this call and the caller's bind, which made cluster tests fail now and then with a listener
+     * that could not bind. Ports from 20000–31999 are only ever taken by listeners. Each JVM starts at its
+     * own random point and walks forward, so two calls in one JVM never return the same port and two test
+     * JVMs rarely meet; the local cluster's fixed ports (6380, 7001–7400, 8000–8200, 9092) are outside it.
+     */
     public static int freePort() {
+        for (int tries = 0; tries < LISTENER_PORTS; tries++) {
+            int port = LISTENER_PORT_BASE + Math.floorMod(nextListenerPort.getAndIncrement(), LISTENER_PORTS);
+            if (bindable(port)) {
+                return port;
+            }
+        }
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final int LISTENER_PORT_BASE = 20_000;
+    private static final int LISTENER_PORTS = 12_000;
+    private static final AtomicInteger nextListenerPort =
+            new AtomicInteger(new SplittableRandom(System.nanoTime() ^ ProcessHandle.current().pid()).nextInt(LISTENER_PORTS));
+
+    private static boolean bindable(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(false);
+            s.bind(new InetSocketAddress((InetAddress) null, port), 1);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

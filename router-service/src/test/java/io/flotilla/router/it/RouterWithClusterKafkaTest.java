@@ -57,23 +57,24 @@ class RouterWithClusterKafkaTest {
         int routerPort = KafkaBroker.freePort();
         int routerMgmt = KafkaBroker.freePort();
         int[] workerPorts = {KafkaBroker.freePort(), KafkaBroker.freePort(), KafkaBroker.freePort()};
-        ConfigurableApplicationContext indexer = new SpringApplicationBuilder(IndexerApplication.class).run(
-                "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
-                "--flotilla.indexer.grpc-port=" + indexerPort, "--flotilla.indexer.snapshot-dir=" + snapshots);
-        List<ConfigurableApplicationContext> workers = new java.util.ArrayList<>();
-        for (int i = 0; i < workerPorts.length; i++) {
-            workers.add(new SpringApplicationBuilder(WorkerApplication.class).run(
-                    "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
-                    "--flotilla.worker.id=" + prefix + i, "--flotilla.worker.grpc-port=" + workerPorts[i],
-                    "--flotilla.worker.advertised-host=127.0.0.1", "--flotilla.worker.sim.total-blocks=2048",
-                    "--flotilla.worker.sim.kv-bytes-per-block=0", "--flotilla.worker.sim.speedup=100"));
-        }
-        ConfigurableApplicationContext router = new SpringApplicationBuilder(RouterApplication.class).run(
-                "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=" + routerMgmt,
-                "--flotilla.router.grpc-port=" + routerPort, "--flotilla.router.indexer-address=127.0.0.1:" + indexerPort,
-                "--flotilla.router.indexer-deadline=200ms");
+        List<ConfigurableApplicationContext> started = new java.util.ArrayList<>();
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", routerPort).usePlaintext().build();
         try {
+            ConfigurableApplicationContext indexer = start(started, new SpringApplicationBuilder(IndexerApplication.class),
+                    "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
+                    "--flotilla.indexer.grpc-port=" + indexerPort, "--flotilla.indexer.snapshot-dir=" + snapshots);
+            List<ConfigurableApplicationContext> workers = new java.util.ArrayList<>();
+            for (int i = 0; i < workerPorts.length; i++) {
+                workers.add(start(started, new SpringApplicationBuilder(WorkerApplication.class),
+                        "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
+                        "--flotilla.worker.id=" + prefix + i, "--flotilla.worker.grpc-port=" + workerPorts[i],
+                        "--flotilla.worker.advertised-host=127.0.0.1", "--flotilla.worker.sim.total-blocks=2048",
+                        "--flotilla.worker.sim.kv-bytes-per-block=0", "--flotilla.worker.sim.speedup=100"));
+            }
+            start(started, new SpringApplicationBuilder(RouterApplication.class),
+                    "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=" + routerMgmt,
+                    "--flotilla.router.grpc-port=" + routerPort, "--flotilla.router.indexer-address=127.0.0.1:" + indexerPort,
+                    "--flotilla.router.indexer-deadline=200ms");
             var stub = RouterServiceGrpc.newBlockingStub(channel);
             await().atMost(Duration.ofSeconds(20)).until(() -> ours(stub, prefix).size() == 3);
 
@@ -118,10 +119,18 @@ class RouterWithClusterKafkaTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> ours(stub, prefix).size() == 2);
         } finally {
             channel.shutdownNow();
-            router.close();
-            workers.forEach(ConfigurableApplicationContext::close);
-            indexer.close();
+            // whatever started, newest first, also when a later one failed to start: nothing keeps the fork alive
+            for (int i = started.size() - 1; i >= 0; i--) {
+                started.get(i).close();
+            }
         }
+    }
+
+    private static ConfigurableApplicationContext start(List<ConfigurableApplicationContext> started,
+                                                        SpringApplicationBuilder app, String... args) {
+        ConfigurableApplicationContext context = app.run(args);
+        started.add(context);
+        return context;
     }
 
     private static List<WorkerInfo> ours(RouterServiceGrpc.RouterServiceBlockingStub stub, String prefix) {

@@ -4,8 +4,10 @@ import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.identity.WorkerIdentity;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 /**
@@ -31,9 +33,9 @@ public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMe
                 String handoffRefusedReason) {
         GenerateCall call = new GenerateCall(stream, identity.id(), metrics, handoffRefusedReason);
         RequestHandle handle;
-        try {
-            handle = engine.submit(EngineRequests.of(request),
-                    ObservedTokenSink.start(call, observations, identity.id(), engineKind));
+        TokenSink observed = ObservedTokenSink.start(call, observations, identity.id(), engineKind);
+        try (Observation.Scope inEngine = ObservedTokenSink.openScope(observed)) {
+            handle = engine.submit(EngineRequests.of(request), observed);
         } catch (RuntimeException e) {
             stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
             return;

@@ -44,6 +44,14 @@ final class ObservedTokenSink implements TokenSink {
         return new ObservedTokenSink(sink, o);
     }
 
+    /**
+     * Makes {@code sink}'s observation current on this thread until the scope closes (nothing for a sink that
+     * is not observed): what the engine calls out to while submitting (an HTTP engine's request) is its child.
+     */
+    static Observation.Scope openScope(TokenSink sink) {
+        return sink instanceof ObservedTokenSink observed ? observed.observation.openScope() : Observation.Scope.NOOP;
+    }
+
     @Override
     public void onTokens(int[] tokens) {
         first();

@@ -16,9 +16,11 @@ import io.flotilla.protocol.v1.WorkerServiceGrpc;
 import io.flotilla.worker.WorkerApplication;
 import io.flotilla.worker.engine.openai.FakeVllmEngine;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -128,7 +130,11 @@ class ExternalEngineWorkersTest {
                 "--flotilla.worker.http.kv-events=" + engine.kvEvents(),
                 "--flotilla.worker.http.kv-events-replay=" + engine.kvEventsReplay(),
                 "--flotilla.worker.http.scrape-interval-ms=100",
-                "--flotilla.worker.http.unhealthy-after=2");
+                "--flotilla.worker.http.unhealthy-after=2",
+                // traced, exported nowhere that answers: spans are made and propagated, their export fails quietly
+                "--management.tracing.export.enabled=true", "--management.tracing.sampling.probability=1.0",
+                "--management.tracing.export.zipkin.endpoint=http://127.0.0.1:" + KafkaBroker.freePort() + "/api/v2/spans",
+                "--logging.level.io.opentelemetry.exporter=off");
         return new Worker(id, ctx, NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build());
     }
 
@@ -171,6 +177,22 @@ class ExternalEngineWorkersTest {
         assertThat(last(decodeEngine.server().transferParamsReceived())).isEqualTo(issued);
         assertThat(last(decodeEngine.server().requestIds())).as("one request id on both engines").isEqualTo("pd-1");
         assertThat(decode.meter("flotilla.worker.handoffs_used") - used).isEqualTo(1);
+    }
+
+    @Test
+    void theEngineRequestContinuesTheCallersTraceFromTheWorkersEngineSpan() {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e" + String.format("%04x", (int) (System.nanoTime() & 0xffff));
+        String callerSpan = "00f067aa0ba902b7";
+        Metadata headers = new Metadata();
+        headers.put(Metadata.Key.of("traceparent", Metadata.ASCII_STRING_MARSHALLER), "00-" + traceId + "-" + callerSpan + "-01");
+        var stub = decode.stub().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+
+        GenerateStream traced = GenerateStream.read(stub.generate(request("traced-" + traceId, prompt(20, 3), 2).build()));
+
+        assertThat(traced.last().getFinishReason()).isEqualTo(FinishReason.FINISH_REASON_LENGTH);
+        String sent = last(decodeEngine.server().traceparents());
+        assertThat(sent).as("vLLM is asked within the caller's trace, from a span of the worker's own")
+                .startsWith("00-" + traceId + "-").doesNotContain(callerSpan).endsWith("-01");
     }
 
     @Test

@@ -1,7 +1,10 @@
 package io.flotilla.worker.engine.openai;
 
 import io.netty.channel.ChannelOption;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.http.codec.ServerSentEvent;
@@ -63,6 +66,7 @@ public final class EngineHttp implements AutoCloseable {
         return web.post().uri(settings.resolve(path))
                 .contentType(MediaType.APPLICATION_JSON).accept(MediaType.TEXT_EVENT_STREAM)
                 .header("X-Request-Id", requestId)
+                .headers(EngineHttp::traceContext)
                 .bodyValue(json)
                 .exchangeToFlux(resp -> resp.statusCode().is2xxSuccessful()
                         ? resp.bodyToFlux(SSE).mapNotNull(ServerSentEvent::data)
@@ -74,6 +78,7 @@ public final class EngineHttp implements AutoCloseable {
         return web.post().uri(settings.resolve(path))
                 .contentType(MediaType.APPLICATION_JSON)
                 .header("X-Request-Id", requestId)
+                .headers(EngineHttp::traceContext)
                 .bodyValue(json)
                 .exchangeToMono(resp -> resp.statusCode().is2xxSuccessful()
                         ? resp.bodyToMono(String.class)
@@ -86,6 +91,18 @@ public final class EngineHttp implements AutoCloseable {
         HttpRequest.Builder b = HttpRequest.newBuilder(settings.resolve(path)).timeout(timeout);
         b = post ? b.POST(HttpRequest.BodyPublishers.noBody()) : b.GET();
         return control.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The calling thread's span as W3C {@code traceparent}/{@code tracestate}, so the engine's own
+     * OpenTelemetry spans (vLLM's and SGLang's servers read {@code traceparent}) join the request's trace.
+     * The worker submits with the engine observation in scope, and Micrometer's OpenTelemetry bridge keeps
+     * the current span in OpenTelemetry's context, so the API's W3C propagator reads it without a bean; with
+     * tracing off no span is current and nothing is added. Read when the request is built, on the submitting
+     * thread, not when Reactor subscribes.
+     */
+    static void traceContext(HttpHeaders headers) {
+        W3CTraceContextPropagator.getInstance().inject(Context.current(), headers, (h, key, value) -> h.set(key, value));
     }
 
     private static <T> Mono<T> errorBody(ClientResponse resp) {

@@ -73,6 +73,8 @@ public final class FakeVllmServer implements AutoCloseable {
     });
     final List<JsonNode> requests = new CopyOnWriteArrayList<>();
     final List<String> requestIds = new CopyOnWriteArrayList<>();
+    /** W3C {@code traceparent} of every {@code /v1/completions} request ("" when it carried none). */
+    final List<String> traceparents = new CopyOnWriteArrayList<>();
     /** {@code kv_transfer_params} this engine returned for remote-decode prefills, as JSON objects. */
     final List<JsonNode> transferParamsIssued = new CopyOnWriteArrayList<>();
     /** {@code kv_transfer_params} of requests that asked this engine to pull a prompt's KV. */
@@ -174,6 +176,11 @@ public final class FakeVllmServer implements AutoCloseable {
         return List.copyOf(requests);
     }
 
+    /** W3C {@code traceparent} of every {@code /v1/completions} request, "" for one without. */
+    public List<String> traceparents() {
+        return List.copyOf(traceparents);
+    }
+
     /** {@code X-Request-Id} of every {@code /v1/completions} request. */
     public List<String> requestIds() {
         return List.copyOf(requestIds);
@@ -217,6 +224,7 @@ public final class FakeVllmServer implements AutoCloseable {
         JsonNode req = JSON.readTree(ex.getRequestBody().readAllBytes());
         requests.add(req);
         requestIds.add(ex.getRequestHeaders().getFirst("X-Request-Id"));
+        traceparents.add(java.util.Objects.requireNonNullElse(ex.getRequestHeaders().getFirst("traceparent"), ""));
         if (status != 200) {
             reply(ex, status, "application/json", errorBody);
             return;

@@ -12,6 +12,11 @@ import io.flotilla.worker.engine.InvalidRequestException;
 import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.SamplingOptions;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Scope;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -73,6 +78,24 @@ class OpenAiHttpEngineTest {
         assertThat(body.path("return_token_ids").asBoolean()).isTrue();
         assertThat(body.has("kv_transfer_params")).isFalse();
         assertThat(server.requestIds).containsExactly("req-1");
+    }
+
+    @Test
+    void carriesTheSubmittingThreadsTraceContextAsTraceparent() {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        String spanId = "00f067aa0ba902b7";
+        Span span = Span.wrap(SpanContext.create(traceId, spanId, TraceFlags.getSampled(), TraceState.getDefault()));
+        AwaitingSink traced = new AwaitingSink();
+        try (Scope ignored = span.makeCurrent()) {
+            engine.submit(EngineRequest.of("req-t", PROMPT, 2), traced);
+        }
+        traced.await();
+        AwaitingSink untraced = new AwaitingSink();
+        engine.submit(EngineRequest.of("req-u", PROMPT, 2), untraced);
+        untraced.await();
+
+        assertThat(server.traceparents).as("the span current at submit, then nothing when none is")
+                .containsExactly("00-" + traceId + "-" + spanId + "-01", "");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.flotilla.router.service;
 
+import io.flotilla.boot.trace.TracedRecord;
 import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.ListWorkersResponse;
@@ -22,7 +23,6 @@ import io.flotilla.router.core.Signal;
 import io.flotilla.router.core.Strategy;
 import io.flotilla.router.core.WorkerView;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -50,7 +50,7 @@ public final class RequestRouter implements AutoCloseable {
     private final String routerId;
     private final AtomicLong syncErrors = new AtomicLong();
     /** Changes for other replicas, sent off the request path: Route runs on a transport thread and never waits for Kafka. */
-    private final BoundedSender<SequenceChange> sync;
+    private final BoundedSender<TracedRecord<RouterSync>> sync;
     private volatile RoutingPolicy policy;
     /** Told about every change that may move capacity (the WatchCapacity publisher); never blocks. */
     private volatile Runnable capacityChanged = () -> { };
@@ -237,14 +237,15 @@ public final class RequestRouter implements AutoCloseable {
     }
 
     private void publish(SequenceChange change) {
-        if (change != null && !sync.offer(change)) {
+        // captured on the Route/Release call's thread: the record carries that request's trace context
+        if (change != null && !sync.offer(TracedRecord.capture(change.toProto()))) {
             syncErrors.incrementAndGet(); // Kafka has been unreachable for a while: bookings expire by TTL
         }
     }
 
-    private void send(SequenceChange change) {
+    private void send(TracedRecord<RouterSync> change) {
         try {
-            producer.send(new ProducerRecord<>(Topics.ROUTER_SYNC.name(), routerId, change.toProto()),
+            producer.send(change.toRecord(Topics.ROUTER_SYNC.name(), routerId),
                     (meta, error) -> {
                         if (error != null) {
                             syncErrors.incrementAndGet();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The KV tiers benchmark (issue 17, docs/benchmarks.md "KV tiers"): one seeded multi-turn session workload
+# The KV tiers benchmark (docs/benchmarks.md "KV tiers"): one seeded multi-turn session workload
 # whose reuse distance exceeds the device KV of all four workers, run three times — tiers off, host memory
 # only, host memory + disk — each on a fresh local cluster; bench reports per run the cache hit rate per
 # tier, the unlimited-cache oracle and an LRU of the same total capacity, TTFT and throughput.

@@ -3,14 +3,14 @@
 # replayed against a static pool sized for the peak and against a pool scaled by the planner's local
 # connector; SLO attainment and worker-seconds side by side.
 #
-#   bench/planner-eval.sh suite OUT          the suite (issue 21): every traffic shape of `planner-eval shapes`
+#   bench/planner-eval.sh suite OUT          the suite: every traffic shape of `planner-eval shapes`
 #                                            plus the Azure trace, each against peak-static; each run is one
 #                                            invocation under the cluster lock (~7 min), released between
 #                                            runs; then OUT/suite.md. EVAL_SHAPES="a b …" picks shapes.
 #   bench/planner-eval.sh shape NAME OUT     one shape of the suite: its trace, both runs, OUT/NAME/report.md
 #   bench/planner-eval.sh suite-report OUT   OUT/suite.md from the shapes run so far
 #   bench/planner-eval.sh all OUT            the EVAL_PHASES trace against peak-static, mean-static and three
-#                                            planner runs (issue 9), report
+#                                            planner runs, report
 #   bench/planner-eval.sh trace OUT          only the EVAL_PHASES trace (OUT/trace.jsonl)
 #   bench/planner-eval.sh run CONFIG OUT     one run (peak-static | mean-static | planner) of OUT's trace into
 #                                            OUT/CONFIG (or OUT/$EVAL_LABEL); starts and stops a local cluster,

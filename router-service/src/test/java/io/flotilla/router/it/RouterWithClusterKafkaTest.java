@@ -74,7 +74,11 @@ class RouterWithClusterKafkaTest {
             start(started, new SpringApplicationBuilder(RouterApplication.class),
                     "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=" + routerMgmt,
                     "--flotilla.router.grpc-port=" + routerPort, "--flotilla.router.indexer-address=127.0.0.1:" + indexerPort,
-                    "--flotilla.router.indexer-deadline=200ms");
+                    "--flotilla.router.indexer-deadline=200ms",
+                    // traced, exported nowhere that answers: spans are made, and their ids become exemplars
+                    "--management.tracing.export.enabled=true", "--management.tracing.sampling.probability=1.0",
+                    "--management.tracing.export.zipkin.endpoint=http://127.0.0.1:" + KafkaBroker.freePort() + "/api/v2/spans",
+                    "--logging.level.io.opentelemetry.exporter=off");
             var stub = RouterServiceGrpc.newBlockingStub(channel);
             await().atMost(Duration.ofSeconds(20)).until(() -> ours(stub, prefix).size() == 3);
 
@@ -104,6 +108,10 @@ class RouterWithClusterKafkaTest {
             assertThat(route(stub, "shorter-than-a-block", new int[]{1, 2, 3}, true).getModeUsed())
                     .as("nothing to look up is the indexer's answer, not a degraded decision")
                     .isEqualTo(RoutingMode.ROUTING_MODE_KV);
+            // every call above was traced (sampling 1.0); the histogram keeps a recent one per bucket, rate-limited
+            assertThat(openMetrics(routerMgmt).lines().filter(l -> l.startsWith("flotilla_router_decision_seconds_bucket")))
+                    .as("traced decisions are exemplars of the latency histogram")
+                    .anySatisfy(l -> assertThat(l).containsPattern("# \\{span_id=\"[0-9a-f]{16}\",trace_id=\"[0-9a-f]{32}\"\\}"));
             String metrics = get(routerMgmt, "/actuator/prometheus");
             assertThat(metrics).contains("mode=\"kv\"}")
                     .contains("flotilla_router_decision_seconds_count").contains("flotilla_router_overlap_blocks_count")
@@ -172,6 +180,12 @@ class RouterWithClusterKafkaTest {
 
     private static String get(int port, String path) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static String openMetrics(int port) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+                .header("Accept", "application/openmetrics-text; version=1.0.0; charset=utf-8").build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 

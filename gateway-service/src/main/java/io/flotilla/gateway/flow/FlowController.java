@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -83,10 +84,18 @@ public final class FlowController {
         }
     }
 
-    /** A model's counts as readers on other threads see them, published after each event. */
-    private static final class Counts {
+    /**
+     * A model's counts as readers on other threads see them, published after each event; the in-flight
+     * gauge reads it, and {@code published} holds it strongly (a gauge holds its object weakly).
+     */
+    private static final class Counts implements IntSupplier {
         volatile int queued;
         volatile int inFlight;
+
+        @Override
+        public int getAsInt() {
+            return inFlight;
+        }
     }
 
     private final Function<String, FlowLimits> limits;
@@ -210,7 +219,7 @@ public final class FlowController {
             while ((next = events.poll()) != null) {
                 try {
                     next.run();
-                } catch (RuntimeException e) {
+                } catch (Throwable e) { // nothing may stop the drain: every later event would wait forever
                     log.error("flow control event failed; the state stays as the event left it", e);
                 }
                 publish();
@@ -224,10 +233,9 @@ public final class FlowController {
         states.models().forEach((name, state) -> {
             Counts c = published.get(name);
             if (c == null) {
-                Counts fresh = new Counts();
-                metrics.inFlightGauge(name, () -> fresh.inFlight);
-                published.put(name, fresh);
-                c = fresh;
+                c = new Counts();
+                published.put(name, c);
+                metrics.inFlightGauge(name, c);
             }
             c.queued = state.queued();
             c.inFlight = state.inFlight();
@@ -286,14 +294,15 @@ public final class FlowController {
 
     private void reject(String model, Ticket t, FlowRejection why) {
         t.disarm();
-        switch (why.reason()) {
+        FlowRejected error = new FlowRejected(model, why);
+        switch (error.reason()) {
             case QUEUE_FULL -> metrics.rejected(model, t.request);
             case QUEUE_TIMEOUT -> metrics.expired(model, t.request);
             case DISPLACED -> metrics.displaced(model, t.request);
             case INVALID_HEADER, PRIORITY_NOT_ALLOWED ->
                     throw new IllegalStateException("a policy refusal cannot come from the queue: " + why);
         }
-        t.sink.error(new FlowRejected(model, why));
+        t.sink.error(error);
     }
 
     /** The gate's answer comes back as an event, whichever thread completes it. */

@@ -21,7 +21,20 @@ public final class FlowRejected extends RuntimeException {
     }
 
     public Reason reason() {
-        return rejection.reason();
+        FlowRejection r = rejection;
+        if (r instanceof FlowRejection.QueueFull) {
+            return Reason.QUEUE_FULL;
+        }
+        if (r instanceof FlowRejection.QueueTimeout) {
+            return Reason.QUEUE_TIMEOUT;
+        }
+        if (r instanceof FlowRejection.Displaced) {
+            return Reason.DISPLACED;
+        }
+        if (r instanceof FlowRejection.PriorityNotAllowed) {
+            return Reason.PRIORITY_NOT_ALLOWED;
+        }
+        return Reason.INVALID_HEADER; // BadPriority, QueueTimeoutTooLong, BadDuration
     }
 
     public FlowRejection rejection() {

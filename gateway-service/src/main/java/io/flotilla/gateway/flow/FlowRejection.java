@@ -10,19 +10,11 @@ import java.time.Duration;
  */
 public sealed interface FlowRejection {
 
-    /** The coarse kind, as metrics and callers that only branch on it see it. */
-    FlowRejected.Reason reason();
-
     /** What happened, in words, for a request of {@code model}. */
     String detail(String model);
 
     /** The queue held {@code queued} requests, its limit {@code limit}, and none could be displaced. */
     record QueueFull(int queued, int limit) implements FlowRejection {
-        @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.QUEUE_FULL;
-        }
-
         @Override
         public String detail(String model) {
             return queued + " requests already wait for '" + model + "' (limit " + limit + ")";
@@ -31,11 +23,6 @@ public sealed interface FlowRejection {
 
     /** The request's deadline passed after {@code waitedNanos} in the queue (0: it never waited). */
     record QueueTimeout(long waitedNanos) implements FlowRejection {
-        @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.QUEUE_TIMEOUT;
-        }
-
         @Override
         public String detail(String model) {
             return "no capacity for '" + model + "' became free within the request's queue deadline (waited "
@@ -46,11 +33,6 @@ public sealed interface FlowRejection {
     /** A request of band {@code by} took this {@code victim}-band request's place in a full queue. */
     record Displaced(Priority by, Priority victim) implements FlowRejection {
         @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.DISPLACED;
-        }
-
-        @Override
         public String detail(String model) {
             return "the queue for '" + model + "' is full and a " + by.label() + " request took the place of this "
                     + victim.label() + " one";
@@ -60,11 +42,6 @@ public sealed interface FlowRejection {
     /** {@code x-flotilla-priority} named no band. */
     record BadPriority(String value) implements FlowRejection {
         @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.INVALID_HEADER;
-        }
-
-        @Override
         public String detail(String model) {
             return "Invalid header 'x-flotilla-priority': '" + value + "'. Expected 'interactive', 'standard' or 'batch'.";
         }
@@ -72,11 +49,6 @@ public sealed interface FlowRejection {
 
     /** The flow asked for a band above its {@code max}. */
     record PriorityNotAllowed(String flow, Priority max, Priority asked) implements FlowRejection {
-        @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.PRIORITY_NOT_ALLOWED;
-        }
-
         @Override
         public String detail(String model) {
             return "Requests of " + flow + " may ask for priority '" + max.label() + "' at most, not '"
@@ -87,11 +59,6 @@ public sealed interface FlowRejection {
     /** {@code x-flotilla-queue-timeout} asked for a wait longer than {@code max}. */
     record QueueTimeoutTooLong(String value, Duration max) implements FlowRejection {
         @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.INVALID_HEADER;
-        }
-
-        @Override
         public String detail(String model) {
             return "Invalid header 'x-flotilla-queue-timeout': " + value + " is longer than the longest wait this "
                     + "gateway allows (" + max.toSeconds() + " s).";
@@ -100,11 +67,6 @@ public sealed interface FlowRejection {
 
     /** A duration header that does not parse. */
     record BadDuration(String header, String value) implements FlowRejection {
-        @Override
-        public FlowRejected.Reason reason() {
-            return FlowRejected.Reason.INVALID_HEADER;
-        }
-
         @Override
         public String detail(String model) {
             return "Invalid header '" + header + "': '" + value

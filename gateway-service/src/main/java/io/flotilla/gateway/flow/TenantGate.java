@@ -11,9 +11,9 @@ import java.util.function.Consumer;
  *
  * <p>Contract: {@link #limited} and {@link #mayTry} are cheap and non-blocking (dispatch calls them
  * inside the flow driver's drain, which runs every model's events); {@link #acquire} never completes
- * exceptionally (a store that fails falls back to this process's own count inside the implementation); after an acquire that found the flow full,
- * {@link #mayTry} stays false for it until a place may have freed, and then the listener given to
- * {@link #onMayTry} is called with the flow, from any thread.
+ * exceptionally (a store that fails falls back to this process's own count inside the implementation);
+ * after an acquire that found the flow full, {@link #mayTry} stays false for it until a place may have
+ * freed, and then the listener given to {@link #onMayTry} is called with the flow, from any thread.
  */
 public interface TenantGate {
 

@@ -2,8 +2,10 @@ package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.flow.FlowController;
 import io.flotilla.gateway.flow.FlowPolicy;
+import io.flotilla.gateway.flow.FlowRejected;
 import io.flotilla.gateway.flow.FlowRequest;
 import io.flotilla.gateway.flow.PrefixMemory;
+import io.flotilla.gateway.generation.FlowRejections;
 import io.flotilla.gateway.generation.GenerationJob;
 import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.RequestAccounting;
@@ -86,6 +88,8 @@ final class GenerationIntake {
                             })
                             .then(Mono.defer(() -> responder.respond(exchange, ctx, parsed)));
                 }))
+                // the policy's refusals of the request's flow-control headers; shed requests are mapped by the pipeline
+                .onErrorMap(FlowRejected.class, e -> FlowRejections.toApiError(null, e, null))
                 .doOnError(ctx::error)
                 .doFinally(signal -> accounting.end(ctx, signal));
     }

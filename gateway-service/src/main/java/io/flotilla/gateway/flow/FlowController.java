@@ -1,72 +1,116 @@
 package io.flotilla.gateway.flow;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.ToLongFunction;
 
 /**
- * Flow control between admission and Route, per model: a request is dispatched at once when the
- * model's pool is not saturated, else it waits in the model's {@link FlowQueue} until capacity returns
- * or its deadline passes.
+ * Flow control between admission and Route, per model: the driver of the models' {@link FlowState}s.
+ * A request is dispatched at once when its model's pool is not saturated, else it waits in the model's
+ * queue until capacity returns or its deadline passes; {@link FlowState} says what saturated means and
+ * decides every grant, rejection and timer. This class only turns calls, timers and gate answers into
+ * events, feeds them to the state with the time, and applies the effects to {@link MonoSink}s, timers,
+ * the gate and the metrics.
  *
- * <p>Saturated means any of: the router's last pushed {@code ModelCapacity} said so (while a
- * {@code WatchCapacity} stream is up); a Route answered busy less than its retry-after ago; the
- * gateway's own dispatched-and-unfinished requests reach {@code maxInFlight}; {@code maxRouting}
- * dispatched requests still wait for their Route's answer (so a capacity push releases a few
- * requests, not the whole queue). Every change that can end saturation — a push, a slot released or
- * routed, a busy hold ending — runs a dispatch at once; without a stream, the busy hold's end
- * (at most {@code pollInterval}) is the safety-net poll.
+ * <p><b>One event at a time, without a lock</b>: every event goes into a lock-free queue, and the thread
+ * that finds nobody draining it drains it (a work-in-progress counter, as Reactor's serialized sinks do)
+ * until it is empty. Events submitted while a drain runs — from another thread, or from a sink callback
+ * of the drain itself (a request released at once) — are run by that drain, after the current one, so
+ * the state never sees two events at once nor one inside another. Why not a single-threaded executor:
+ * the caller's thread runs its own event when no other is running, so an admit into an idle model is
+ * granted without a thread hop on the request path, and tests on virtual time see its effect as soon as
+ * the call returns; there is also no thread to own and stop. Only the drain touches the state, the
+ * timers it armed and the requests' handles; readers on other threads see counts published after each
+ * event, and {@link #view()} runs as an event.
  *
- * <p>Shedding happens only at the edges: a full queue rejects ({@code QUEUE_FULL}) unless the arriving
- * request's band is higher than some waiter's, in which case the lowest band's latest-deadline waiter
- * is displaced ({@code DISPLACED}); a waiter whose deadline passes leaves with {@code QUEUE_TIMEOUT};
- * a waiter whose subscriber cancels (the client went away) leaves at once.
- *
- * <p>Invariants per model, under its lock: {@code inFlight ≤ maxInFlight}, {@code routing ≤ inFlight};
- * a waiter is queued, granted, expired, displaced or cancelled, never two of these; a slot counts once
- * however often it is released. Time is the injected scheduler's, so tests move it.
- *
- * <p><b>Why not a Resilience4j Bulkhead</b>: a {@code SemaphoreBulkhead} is a
- * semaphore with a bounded wait. It has one FIFO of waiting threads (reactor's operator does not even
- * wait: it rejects at once), a single wait time for everyone, no per-request deadline, no priorities,
- * no fairness between callers, no displacement and no way to make a permit available because a remote
- * pool said so. Flow control needs all of these, so the old admission limit (a bulkhead in all but
- * name) became the {@code maxInFlight} signal here, and there is one queue, not two.
+ * <p><b>Why not a Resilience4j Bulkhead</b>: a {@code SemaphoreBulkhead} is a semaphore with a bounded
+ * wait. It has one FIFO of waiting threads (reactor's operator does not even wait: it rejects at once),
+ * a single wait time for everyone, no per-request deadline, no priorities, no fairness between callers,
+ * no displacement and no way to make a permit available because a remote pool said so. Flow control
+ * needs all of these, so the admission limit became the {@code maxInFlight} signal, and there is one
+ * queue, not two.
  *
  * <p><b>Per-flow in-flight limits</b> ({@link TenantGate}, across models and, with a shared store,
- * across gateway replicas) are part of the dispatch decision: dispatch passes over a flow the gate
- * says is at its limit, so its requests wait (and may expire) in the queue and never take another
- * flow's turn. For a limited flow a granted waiter first reserves its model place (counted in
- * {@code inFlight} and {@code routing}), then asks the gate for a place, at most one such ask per
- * flow at a time; a place completes the grant, none gives the reservation back and puts the waiter
- * back in the queue with its own deadline.
+ * across gateway replicas) are part of the dispatch decision: dispatch passes over a flow the gate says
+ * is at its limit, so its requests wait (and may expire) in the queue and never take another flow's
+ * turn (see {@link FlowState}). The gate's answers come back as events; its word that a flow may try
+ * again dispatches every model.
  */
 public final class FlowController {
+
+    private static final Logger log = LoggerFactory.getLogger(FlowController.class);
+
+    /** One request as the driver holds it; its mutable fields are touched by the drain only. */
+    private static final class Ticket {
+        final FlowRequest request;
+        final MonoSink<FlowSlot> sink;
+        Disposable expiry;
+        TenantGate.Lease lease;
+        Slot slot;
+
+        Ticket(FlowRequest request, MonoSink<FlowSlot> sink) {
+            this.request = request;
+            this.sink = sink;
+        }
+
+        void disarm() {
+            if (expiry != null) {
+                expiry.dispose();
+                expiry = null;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return request.id();
+        }
+    }
+
+    /**
+     * A model's counts as readers on other threads see them, published after each event; the in-flight
+     * gauge reads it, and {@code published} holds it strongly (a gauge holds its object weakly).
+     */
+    private static final class Counts implements IntSupplier {
+        volatile int queued;
+        volatile int inFlight;
+
+        @Override
+        public int getAsInt() {
+            return inFlight;
+        }
+    }
 
     private final Function<String, FlowLimits> limits;
     private final Scheduler scheduler;
     private final FlowMetrics metrics;
-    private final long quantum;
-    private final ToLongFunction<String> weights;
-    private final Duration pollInterval;
     private final TenantGate gate;
-    private final Map<String, ModelFlow> models = new ConcurrentHashMap<>();
-    /** Flows with a gate ask in flight: dispatch passes over them until it answers. */
-    private final java.util.Set<String> asking = ConcurrentHashMap.newKeySet();
-    private final AtomicLong seq = new AtomicLong();
+    private final GateView gateView;
+    private final FlowStates<Ticket> states;
+    private final Map<String, Counts> published = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Runnable> events = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    /** The thread draining now, null between drains (for {@link #view()} called from a sink callback). */
+    private volatile Thread drainer;
+    /** Drain only: each model's armed busy-hold timer. */
+    private final Map<String, Disposable> busyTimers = new HashMap<>();
 
     /**
      * @param quantum      DRR tokens per round of a flow of weight 1
@@ -81,14 +125,13 @@ public final class FlowController {
     /** As the other constructor, with per-flow in-flight limits from {@code gate}. */
     public FlowController(Function<String, FlowLimits> limits, Scheduler scheduler, FlowMetrics metrics, long quantum,
                           ToLongFunction<String> weights, Duration pollInterval, TenantGate gate) {
-        this.gate = gate;
-        gate.onMayTry(flow -> models.values().forEach(ModelFlow::dispatch));
         this.limits = limits;
         this.scheduler = scheduler;
         this.metrics = metrics;
-        this.quantum = quantum;
-        this.weights = weights;
-        this.pollInterval = pollInterval;
+        this.gate = gate;
+        this.gateView = GateView.of(gate);
+        this.states = new FlowStates<>(limits, quantum, weights, pollInterval);
+        gate.onMayTry(flow -> submit(() -> apply(states.dispatchAll(nowNanos(), gateView))));
     }
 
     /** Now on the controller's clock, the base of {@link FlowRequest#deadlineNanos()}. */
@@ -108,7 +151,19 @@ public final class FlowController {
      *                    even a full queue (it had a place before)
      */
     public Mono<FlowSlot> admit(FlowRequest request, boolean readmission) {
-        return Mono.create(sink -> model(request.model()).admit(request, readmission, sink));
+        return Mono.create(sink -> {
+            Ticket t = new Ticket(request, sink);
+            String model = request.model();
+            submit(() -> apply(model, states.model(model).admit(t, request, readmission, nowNanos(), gateView)));
+            // One callback for every state: queued, asking the gate or granted (a grant the subscriber never
+            // saw is released here).
+            sink.onCancel(() -> submit(() -> {
+                apply(model, states.model(model).cancel(t));
+                if (t.slot != null) {
+                    t.slot.release();
+                }
+            }));
+        });
     }
 
     /**
@@ -116,358 +171,169 @@ public final class FlowController {
      * means no stream is up any more (back to the gateway's own signals and the poll).
      */
     public void capacity(String model, Boolean saturated) {
-        model(model).capacity(saturated);
+        submit(() -> apply(model, states.model(model).capacity(saturated, nowNanos(), gateView)));
     }
 
     /** Every model the controller has seen. */
     public List<String> models() {
-        return List.copyOf(models.keySet());
+        return List.copyOf(published.keySet());
     }
 
     public int queued(String model) {
-        ModelFlow m = models.get(model);
-        return m == null ? 0 : m.queued();
+        Counts c = published.get(model);
+        return c == null ? 0 : c.queued;
     }
 
     public int inFlight(String model) {
-        ModelFlow m = models.get(model);
-        return m == null ? 0 : m.inFlight();
+        Counts c = published.get(model);
+        return c == null ? 0 : c.inFlight;
     }
 
-    /** The queues as {@code GET /actuator/flow} shows them. */
+    /** The queues as {@code GET /actuator/flow} shows them, read between two events. */
     public Map<String, Object> view() {
+        if (drainer == Thread.currentThread()) {
+            return viewNow();
+        }
+        CompletableFuture<Map<String, Object>> view = new CompletableFuture<>();
+        submit(() -> view.complete(viewNow()));
+        return view.join(); // the drain waits on nothing but this process's callbacks
+    }
+
+    private Map<String, Object> viewNow() {
+        long now = nowNanos();
         Map<String, Object> out = new LinkedHashMap<>();
-        models.forEach((name, m) -> out.put(name, m.view()));
+        states.models().forEach((name, state) -> out.put(name, state.view(now)));
         return out;
     }
 
-    private ModelFlow model(String model) {
-        return models.computeIfAbsent(model, m -> new ModelFlow(m, limits.apply(m)));
+    /** Runs {@code event} after every event submitted before it, on this thread if no drain is running. */
+    private void submit(Runnable event) {
+        events.offer(event);
+        if (pending.getAndIncrement() != 0) {
+            return; // the running drain takes it
+        }
+        int missed = 1;
+        do {
+            drainer = Thread.currentThread();
+            Runnable next;
+            while ((next = events.poll()) != null) {
+                try {
+                    next.run();
+                } catch (Throwable e) { // nothing may stop the drain: every later event would wait forever
+                    log.error("flow control event failed; the state stays as the event left it", e);
+                }
+                publish();
+            }
+            drainer = null;
+            missed = pending.addAndGet(-missed);
+        } while (missed != 0);
     }
 
-    /** Whether dispatch may take a request of {@code flow} now (its gate ask answered, and the gate agrees). */
-    private boolean eligible(String flow) {
-        return !asking.contains(flow) && gate.mayTry(flow);
+    private void publish() {
+        states.models().forEach((name, state) -> {
+            Counts c = published.get(name);
+            if (c == null) {
+                c = new Counts();
+                published.put(name, c);
+                metrics.inFlightGauge(name, c);
+            }
+            c.queued = state.queued();
+            c.inFlight = state.inFlight();
+        });
     }
 
-    private final class ModelFlow {
-        final String model;
-        final FlowLimits limits;
-        final FlowQueue queue;
-        int inFlight;
-        int routing;
-        /** The last pushed saturation; null while no capacity stream is up. */
-        Boolean pushedSaturated;
-        long busyUntilNanos = Long.MIN_VALUE;
-        Disposable busyTimer;
-
-        ModelFlow(String model, FlowLimits limits) {
-            this.model = model;
-            this.limits = limits;
-            this.queue = new FlowQueue(quantum, weights);
-            metrics.inFlightGauge(model, this::inFlight);
-        }
-
-        void admit(FlowRequest r, boolean readmission, MonoSink<FlowSlot> sink) {
-            long now = nowNanos();
-            Waiter w = new Waiter(r, seq.incrementAndGet(), now, sink);
-            List<Runnable> after = new ArrayList<>(2);
-            boolean queued = false;
-            synchronized (this) {
-                if (queue.size(r.priority()) == 0 && !higherWaiting(r.priority()) && dispatchable(now)
-                        && (gate == TenantGate.NONE || eligible(r.flow()))) {
-                    after.add(grant(w, now));
-                } else if (r.deadlineNanos() <= now) {
-                    after.add(() -> expired(r, sink, 0));
-                } else {
-                    if (!readmission && queue.size() >= limits.maxQueued()) {
-                        Waiter victim = queue.displaceable(r.priority());
-                        if (victim == null) {
-                            metrics.rejected(model, r);
-                            sink.error(new FlowRejected(FlowRejected.Reason.QUEUE_FULL, queue.size()
-                                    + " requests already wait for '" + model + "' (limit " + limits.maxQueued() + ")"));
-                            return;
-                        }
-                        queue.remove(victim);
-                        metrics.dequeued(model, victim.request);
-                        after.add(() -> displaced(victim, r, now));
-                    }
-                    queue.add(w);
-                    metrics.enqueued(model, r);
-                    queued = true;
-                }
-            }
-            sink.onCancel(() -> cancel(w)); // one callback for every state: queued, asking the gate or granted
-            if (queued) {
-                armExpiry(w, now);
-            }
-            after.forEach(Runnable::run);
-            if (queued) {
-                dispatch(); // room may have opened between the check and the enqueue
-            }
-        }
-
-        private boolean higherWaiting(Priority p) {
-            for (Priority q : Priority.values()) {
-                if (q == p) {
-                    return false;
-                }
-                if (queue.size(q) > 0) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** Under the lock. */
-        private boolean dispatchable(long now) {
-            return inFlight < limits.maxInFlight() && routing < limits.maxRouting()
-                    && !Boolean.TRUE.equals(pushedSaturated) && now >= busyUntilNanos;
-        }
-
-        private void armExpiry(Waiter w, long now) {
-            Disposable expiry = scheduler.schedule(() -> expire(w), Math.max(0, w.request.deadlineNanos() - now),
-                    TimeUnit.NANOSECONDS);
-            synchronized (this) {
-                w.expiry = expiry;
-                if (w.slot != null || w.cancelled) {
-                    expiry.dispose(); // granted or gone before the timer was stored
-                }
-            }
-        }
-
-        /**
-         * Under the lock: counts the slot; the returned action completes the waiter outside it. A waiter of
-         * a limited flow reserves the slot and asks the gate first ({@link #leased}).
-         */
-        private Runnable grant(Waiter w, long now) {
-            inFlight++;
-            routing++;
-            String flow = w.request.flow();
-            if (gate != TenantGate.NONE && gate.limited(flow)) {
-                w.asking = true;
-                asking.add(flow);
-                return () -> gate.acquire(flow).whenComplete((lease, e) -> leased(w, e == null ? lease : null));
-            }
-            return complete(w, now, TenantGate.Lease.NONE);
-        }
-
-        /** Under the lock: the waiter's slot is granted; the returned action completes it outside the lock. */
-        private Runnable complete(Waiter w, long now, TenantGate.Lease lease) {
-            Slot slot = new Slot(this, Duration.ofNanos(now - w.enqueuedNanos), lease);
-            w.slot = slot;
-            metrics.dispatched(model, w.request, slot.waited);
-            Disposable expiry = w.expiry;
-            return () -> {
-                if (expiry != null) {
-                    expiry.dispose();
-                }
-                w.sink.success(slot);
-            };
-        }
-
-        /**
-         * The gate answered a granted waiter's ask: a lease completes its grant; none (its flow is at its
-         * limit) gives the reserved slot back and queues the waiter again, unless it left or its deadline
-         * passed meanwhile.
-         */
-        private void leased(Waiter w, TenantGate.Lease lease) {
-            Runnable after = null;
-            boolean requeued = false;
-            long now = nowNanos();
-            synchronized (this) {
-                w.asking = false;
-                asking.remove(w.request.flow());
-                if (lease != null && !w.cancelled) {
-                    after = complete(w, now, lease);
-                } else {
-                    inFlight--;
-                    routing--;
-                    if (lease != null) {
-                        after = lease::release; // the client left while the gate was asked
-                    } else if (!w.cancelled) {
-                        if (now >= w.request.deadlineNanos()) {
-                            Disposable expiry = w.expiry;
-                            after = () -> {
-                                if (expiry != null) {
-                                    expiry.dispose();
-                                }
-                                expired(w.request, w.sink, now - w.enqueuedNanos);
-                            };
-                        } else {
-                            queue.add(w);
-                            metrics.enqueued(model, w.request);
-                            requeued = w.expiry == null;
-                        }
-                    }
-                }
-            }
-            if (requeued) {
-                armExpiry(w, now); // dispatched at once on arrival: it never had a timer
-            }
-            if (after != null) {
-                after.run();
-            }
-            models.values().forEach(ModelFlow::dispatch); // the flow's next ask, and room the reservation held
-        }
-
-        /** Dispatches waiters while the pool is not saturated. */
-        void dispatch() {
-            List<Runnable> grants = new ArrayList<>();
-            synchronized (this) {
-                long now = nowNanos();
-                while (queue.size() > 0 && dispatchable(now)) {
-                    Waiter w = gate == TenantGate.NONE ? queue.poll() : queue.poll(FlowController.this::eligible);
-                    if (w == null) {
-                        break; // only flows at their in-flight limit wait
-                    }
-                    metrics.dequeued(model, w.request);
-                    grants.add(grant(w, now));
-                }
-            }
-            grants.forEach(Runnable::run);
-        }
-
-        private void expire(Waiter w) {
-            synchronized (this) {
-                if (!queue.remove(w)) {
-                    return; // granted, displaced or cancelled meanwhile
-                }
-                metrics.dequeued(model, w.request);
-            }
-            expired(w.request, w.sink, nowNanos() - w.enqueuedNanos);
-        }
-
-        private void expired(FlowRequest r, MonoSink<FlowSlot> sink, long waitedNanos) {
-            metrics.expired(model, r);
-            sink.error(new FlowRejected(FlowRejected.Reason.QUEUE_TIMEOUT, "no capacity for '" + model
-                    + "' became free within the request's queue deadline (waited " + waitedNanos / 1_000_000 + " ms)"));
-        }
-
-        private void displaced(Waiter victim, FlowRequest by, long now) {
-            if (victim.expiry != null) {
-                victim.expiry.dispose();
-            }
-            metrics.displaced(model, victim.request);
-            victim.sink.error(new FlowRejected(FlowRejected.Reason.DISPLACED, "the queue for '" + model
-                    + "' is full and a " + by.priority().label() + " request took the place of this "
-                    + victim.request.priority().label() + " one"));
-        }
-
-        /**
-         * The subscriber cancelled: a queued waiter leaves the queue; a granted one gives its slot back
-         * (a cancel racing the grant would otherwise lose it; after the grant the owner releases it too,
-         * which counts once).
-         */
-        private void cancel(Waiter w) {
-            boolean removed;
-            FlowSlot slot;
-            synchronized (this) {
-                removed = queue.remove(w);
-                if (removed) {
-                    metrics.dequeued(model, w.request);
-                }
-                slot = w.slot;
-                if (!removed && slot == null && w.asking && !w.cancelled) {
-                    removed = true; // leased() gives back what the gate answers
-                }
-                if (removed) {
-                    w.cancelled = true;
-                }
-            }
-            if (removed) {
-                if (w.expiry != null) {
-                    w.expiry.dispose();
-                }
-                metrics.cancelled(model, w.request);
-            } else if (slot != null) {
-                slot.release();
-            }
-        }
-
-        void capacity(Boolean saturated) {
-            synchronized (this) {
-                pushedSaturated = saturated;
-                if (Boolean.FALSE.equals(saturated)) {
-                    busyUntilNanos = Long.MIN_VALUE; // news newer than the busy answer
-                }
-            }
-            dispatch();
-        }
-
-        void released(Slot slot, boolean wasRouting) {
-            synchronized (this) {
-                inFlight--;
-                if (wasRouting) {
-                    routing--;
-                }
-            }
-            dispatch();
-        }
-
-        void routed() {
-            synchronized (this) {
-                routing--;
-            }
-            dispatch();
-        }
-
-        void busy(Duration retryAfter) {
-            synchronized (this) {
-                long hold = pushedSaturated == null ? Math.min(retryAfter.toNanos(), pollInterval.toNanos())
-                        : retryAfter.toNanos();
-                long until = nowNanos() + Math.max(0, hold);
-                if (until > busyUntilNanos) {
-                    busyUntilNanos = until;
-                    if (busyTimer != null) {
-                        busyTimer.dispose();
-                    }
-                    busyTimer = scheduler.schedule(this::dispatch, Math.max(0, hold), TimeUnit.NANOSECONDS);
-                }
-            }
-        }
-
-        synchronized int queued() {
-            return queue.size();
-        }
-
-        synchronized int inFlight() {
-            return inFlight;
-        }
-
-        synchronized Map<String, Object> view() {
-            long now = nowNanos();
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("queued", queue.size());
-            m.put("in_flight", inFlight);
-            m.put("routing", routing);
-            m.put("capacity_stream", pushedSaturated == null ? "down" : "up");
-            m.put("router_saturated", pushedSaturated);
-            m.put("busy_hold_ms", Math.max(0, (busyUntilNanos - now) / 1_000_000));
-            m.put("saturated", !dispatchable(now));
-            m.put("limits", Map.of("max_in_flight", limits.maxInFlight(), "max_queued", limits.maxQueued(),
-                    "max_routing", limits.maxRouting(), "queue_timeout_ms", limits.queueTimeout().toMillis()));
-            Map<String, Object> bands = new LinkedHashMap<>();
-            queue.view().forEach((band, flows) -> {
-                Map<String, Object> fl = new LinkedHashMap<>();
-                flows.forEach((id, f) -> fl.put(id, Map.of("waiting", f.waiting(), "deficit", f.deficit(),
-                        "weight", f.weight(), "oldest_wait_ms", (now - f.oldestEnqueuedNanos()) / 1_000_000)));
-                bands.put(band.label(), Map.of("waiting", queue.size(band), "flows", fl));
-            });
-            m.put("bands", bands);
-            return m;
+    private void apply(String model, List<FlowEffect<Ticket>> effects) {
+        for (FlowEffect<Ticket> e : effects) {
+            applyOne(model, e);
         }
     }
 
+    private void apply(List<FlowStates.Effect<Ticket>> effects) {
+        for (FlowStates.Effect<Ticket> e : effects) {
+            applyOne(e.model(), e.effect());
+        }
+    }
+
+    /** One effect; a failing sink callback does not keep the others of its event from being applied. */
+    private void applyOne(String model, FlowEffect<Ticket> effect) {
+        try {
+            if (effect instanceof FlowEffect.Grant<Ticket> g) {
+                grant(model, g);
+            } else if (effect instanceof FlowEffect.Reject<Ticket> r) {
+                reject(model, r.who(), r.why());
+            } else if (effect instanceof FlowEffect.ArmExpiry<Ticket> a) {
+                a.who().expiry = scheduler.schedule(
+                        () -> submit(() -> apply(model, states.model(model).expire(a.who(), nowNanos()))),
+                        a.delayNanos(), TimeUnit.NANOSECONDS);
+            } else if (effect instanceof FlowEffect.AskGate<Ticket> a) {
+                ask(model, a.who(), a.flow());
+            } else if (effect instanceof FlowEffect.ReturnLease<Ticket> r) {
+                r.who().lease.release();
+            } else if (effect instanceof FlowEffect.Queued<Ticket> q) {
+                metrics.enqueued(model, q.who().request);
+            } else if (effect instanceof FlowEffect.Left<Ticket> l) {
+                metrics.dequeued(model, l.who().request);
+            } else if (effect instanceof FlowEffect.Cancelled<Ticket> c) {
+                c.who().disarm();
+                metrics.cancelled(model, c.who().request);
+            } else if (effect instanceof FlowEffect.ArmBusyTimer<Ticket> b) {
+                armBusyTimer(model, b.delayNanos());
+            }
+        } catch (RuntimeException e) {
+            log.error("flow control effect {} for '{}' failed", effect, model, e);
+        }
+    }
+
+    private void grant(String model, FlowEffect.Grant<Ticket> g) {
+        Ticket t = g.who();
+        t.disarm();
+        t.slot = new Slot(this, model, g.waited(), g.leased() ? t.lease : TenantGate.Lease.NONE);
+        metrics.dispatched(model, t.request, g.waited());
+        t.sink.success(t.slot);
+    }
+
+    private void reject(String model, Ticket t, FlowRejection why) {
+        t.disarm();
+        FlowRejected error = new FlowRejected(model, why);
+        switch (error.reason()) {
+            case QUEUE_FULL -> metrics.rejected(model, t.request);
+            case QUEUE_TIMEOUT -> metrics.expired(model, t.request);
+            case DISPLACED -> metrics.displaced(model, t.request);
+            case INVALID_HEADER, PRIORITY_NOT_ALLOWED ->
+                    throw new IllegalStateException("a policy refusal cannot come from the queue: " + why);
+        }
+        t.sink.error(error);
+    }
+
+    /** The gate's answer comes back as an event, whichever thread completes it. */
+    private void ask(String model, Ticket t, String flow) {
+        gate.acquire(flow).whenComplete((lease, e) -> submit(() -> {
+            t.lease = e == null ? lease : null;
+            apply(states.gateAnswered(model, t, t.lease != null, nowNanos(), gateView));
+        }));
+    }
+
+    private void armBusyTimer(String model, long delayNanos) {
+        Disposable before = busyTimers.put(model, scheduler.schedule(
+                () -> submit(() -> apply(model, states.model(model).dispatch(nowNanos(), gateView))),
+                delayNanos, TimeUnit.NANOSECONDS));
+        if (before != null) {
+            before.dispose();
+        }
+    }
+
+    /** A granted place; its calls become events of its model, each counted once. */
     private static final class Slot implements FlowSlot {
-        private final ModelFlow flow;
+        private final FlowController flow;
+        private final String model;
         private final Duration waited;
         private final TenantGate.Lease lease;
         private final AtomicBoolean routed = new AtomicBoolean();
         private final AtomicBoolean released = new AtomicBoolean();
 
-        Slot(ModelFlow flow, Duration waited, TenantGate.Lease lease) {
+        Slot(FlowController flow, String model, Duration waited, TenantGate.Lease lease) {
             this.flow = flow;
+            this.model = model;
             this.waited = waited;
             this.lease = lease;
         }
@@ -475,7 +341,7 @@ public final class FlowController {
         @Override
         public void routed() {
             if (!released.get() && routed.compareAndSet(false, true)) {
-                flow.routed();
+                flow.submit(() -> flow.apply(model, flow.states.model(model).routed(flow.nowNanos(), flow.gateView)));
             }
         }
 
@@ -483,14 +349,16 @@ public final class FlowController {
         public void release() {
             if (released.compareAndSet(false, true)) {
                 lease.release();
-                flow.released(this, routed.compareAndSet(false, true));
+                boolean wasRouting = routed.compareAndSet(false, true);
+                flow.submit(() -> flow.apply(model,
+                        flow.states.model(model).released(wasRouting, flow.nowNanos(), flow.gateView)));
             }
         }
 
         @Override
         public void busy(Duration retryAfter) {
             if (!released.get()) {
-                flow.busy(retryAfter);
+                flow.submit(() -> flow.apply(model, flow.states.model(model).busy(retryAfter, flow.nowNanos())));
             }
             release();
         }
@@ -500,5 +368,4 @@ public final class FlowController {
             return waited;
         }
     }
-
 }

@@ -1,7 +1,5 @@
 package io.flotilla.gateway.flow;
 
-import io.flotilla.gateway.openai.ApiError;
-
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -34,7 +32,10 @@ public final class FlowPolicy {
         this.maxQueueTimeout = maxQueueTimeout;
     }
 
-    /** The band of a request of {@code flow}; 400 for an unknown band, 403 for one above the flow's maximum. */
+    /**
+     * The band of a request of {@code flow}; {@link FlowRejected} ({@link FlowRejection.BadPriority}) for an
+     * unknown band, ({@link FlowRejection.PriorityNotAllowed}) for one above the flow's maximum.
+     */
     public Priority priority(String flow, String header) {
         Tenant t = tenants.get(flow);
         if (header == null || header.isBlank()) {
@@ -42,13 +43,11 @@ public final class FlowPolicy {
         }
         Priority asked = Priority.parse(header);
         if (asked == null) {
-            throw ApiError.invalid(null, "Invalid header 'x-flotilla-priority': '" + header
-                    + "'. Expected 'interactive', 'standard' or 'batch'.");
+            throw new FlowRejected(null, new FlowRejection.BadPriority(header));
         }
         Priority max = t == null || t.maxPriority() == null ? Priority.INTERACTIVE : t.maxPriority();
         if (asked.higherThan(max)) {
-            throw new ApiError(403, "permission_error", null, "priority_not_allowed", "Requests of " + flow
-                    + " may ask for priority '" + max.label() + "' at most, not '" + asked.label() + "'.", null);
+            throw new FlowRejected(null, new FlowRejection.PriorityNotAllowed(flow, max, asked));
         }
         return asked;
     }
@@ -72,8 +71,7 @@ public final class FlowPolicy {
         if (header != null && !header.isBlank()) {
             timeout = parse("x-flotilla-queue-timeout", header);
             if (timeout.compareTo(maxQueueTimeout) > 0) {
-                throw ApiError.invalid(null, "Invalid header 'x-flotilla-queue-timeout': " + header + " is longer than "
-                        + "the longest wait this gateway allows (" + maxQueueTimeout.toSeconds() + " s).");
+                throw new FlowRejected(null, new FlowRejection.QueueTimeoutTooLong(header, maxQueueTimeout));
             }
         }
         if (clientTimeout != null && !clientTimeout.isBlank()) {
@@ -93,7 +91,7 @@ public final class FlowPolicy {
         return a.compareTo(b) <= 0 ? a : b;
     }
 
-    /** {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h} or bare seconds ({@code 1.5}); 400 otherwise. */
+    /** {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h} or bare seconds ({@code 1.5}); {@link FlowRejection.BadDuration} otherwise. */
     static Duration parse(String header, String value) {
         String v = value.strip().toLowerCase(Locale.ROOT);
         double unitMs = 1000;
@@ -118,7 +116,6 @@ public final class FlowPolicy {
         } catch (NumberFormatException ignored) {
             // answered below
         }
-        throw ApiError.invalid(null, "Invalid header '" + header + "': '" + value
-                + "'. Expected a duration such as 30s, 500ms, 2m or a number of seconds.");
+        throw new FlowRejected(null, new FlowRejection.BadDuration(header, value));
     }
 }

@@ -24,14 +24,14 @@ import java.util.function.ToLongFunction;
  * over: the round goes on among the others, and a band whose flows are all passed over does not
  * hold back the bands below it.
  *
- * <p>Not thread-safe: the {@link FlowController} holds the model's lock around every call.
+ * <p>Not thread-safe: owned by one {@link FlowState}, which its driver runs one event at a time.
  */
-final class FlowQueue {
+final class FlowQueue<H> {
 
-    private static final class Flow {
+    private static final class Flow<H> {
         final String id;
         final long weight;
-        final TreeSet<Waiter> waiters = new TreeSet<>(Waiter.EDF);
+        final TreeSet<Waiter<H>> waiters = new TreeSet<>(Waiter.EDF);
         long deficit;
         boolean credited;
 
@@ -41,13 +41,13 @@ final class FlowQueue {
         }
     }
 
-    private static final class Band {
-        final Map<String, Flow> flows = new HashMap<>();
-        final ArrayDeque<Flow> ring = new ArrayDeque<>();
+    private static final class Band<H> {
+        final Map<String, Flow<H>> flows = new HashMap<>();
+        final ArrayDeque<Flow<H>> ring = new ArrayDeque<>();
         int size;
     }
 
-    private final Band[] bands = new Band[Priority.values().length];
+    private final List<Band<H>> bands = new ArrayList<>(Priority.values().length);
     private final long quantum;
     private final ToLongFunction<String> weights;
     private int size;
@@ -62,8 +62,8 @@ final class FlowQueue {
         }
         this.quantum = quantum;
         this.weights = weights;
-        for (int i = 0; i < bands.length; i++) {
-            bands[i] = new Band();
+        for (int i = 0; i < Priority.values().length; i++) {
+            bands.add(new Band<>());
         }
     }
 
@@ -72,12 +72,12 @@ final class FlowQueue {
     }
 
     int size(Priority band) {
-        return bands[band.ordinal()].size;
+        return bands.get(band.ordinal()).size;
     }
 
-    void add(Waiter w) {
-        Band band = bands[w.request.priority().ordinal()];
-        Flow flow = band.flows.computeIfAbsent(w.request.flow(), id -> new Flow(id, Math.max(1, weights.applyAsLong(id))));
+    void add(Waiter<H> w) {
+        Band<H> band = bands.get(w.request.priority().ordinal());
+        Flow<H> flow = band.flows.computeIfAbsent(w.request.flow(), id -> new Flow<>(id, Math.max(1, weights.applyAsLong(id))));
         if (flow.waiters.isEmpty()) {
             band.ring.addLast(flow);
         }
@@ -87,9 +87,9 @@ final class FlowQueue {
     }
 
     /** Removes a waiter (expired, cancelled, displaced); false when it is not queued. */
-    boolean remove(Waiter w) {
-        Band band = bands[w.request.priority().ordinal()];
-        Flow flow = band.flows.get(w.request.flow());
+    boolean remove(Waiter<H> w) {
+        Band<H> band = bands.get(w.request.priority().ordinal());
+        Flow<H> flow = band.flows.get(w.request.flow());
         if (flow == null || !flow.waiters.remove(w)) {
             return false;
         }
@@ -102,7 +102,7 @@ final class FlowQueue {
     }
 
     /** The next request to dispatch, removed; null when nothing waits. */
-    Waiter poll() {
+    Waiter<H> poll() {
         return poll(null);
     }
 
@@ -110,8 +110,8 @@ final class FlowQueue {
      * The next request of a flow that {@code eligible} accepts (null: every flow), removed; null when
      * none of them waits.
      */
-    Waiter poll(Predicate<String> eligible) {
-        for (Band band : bands) {
+    Waiter<H> poll(Predicate<String> eligible) {
+        for (Band<H> band : bands) {
             if (band.size == 0) {
                 continue;
             }
@@ -120,7 +120,7 @@ final class FlowQueue {
             }
             // One answer per flow for the whole poll: the gate may change its mind meanwhile.
             java.util.Set<String> now = new java.util.HashSet<>();
-            for (Flow f : band.ring) {
+            for (Flow<H> f : band.ring) {
                 if (eligible.test(f.id)) {
                     now.add(f.id);
                 }
@@ -133,10 +133,10 @@ final class FlowQueue {
     }
 
     /** DRR among the band's {@code candidates} eligible flows (at least one). */
-    private Waiter poll(Band band, Predicate<String> eligible, int candidates) {
+    private Waiter<H> poll(Band<H> band, Predicate<String> eligible, int candidates) {
         int passed = 0;
         while (true) {
-            Flow flow = band.ring.peekFirst();
+            Flow<H> flow = band.ring.peekFirst();
             if (eligible != null && !eligible.test(flow.id)) {
                 band.ring.addLast(band.ring.pollFirst()); // its turn is skipped, its deficit kept
                 continue;
@@ -145,7 +145,7 @@ final class FlowQueue {
                 flow.deficit += quantum * flow.weight;
                 flow.credited = true;
             }
-            Waiter head = flow.waiters.first();
+            Waiter<H> head = flow.waiters.first();
             if (head.request.cost() <= flow.deficit) {
                 flow.waiters.pollFirst();
                 flow.deficit -= head.request.cost();
@@ -169,9 +169,9 @@ final class FlowQueue {
      * Every eligible flow of the band was short of its head's cost for a whole round: grant the rounds
      * that would pass before the first of them fits, at once, instead of looping through them.
      */
-    private void skipRounds(Band band, Predicate<String> eligible) {
+    private void skipRounds(Band<H> band, Predicate<String> eligible) {
         long rounds = Long.MAX_VALUE;
-        for (Flow f : band.ring) {
+        for (Flow<H> f : band.ring) {
             if (eligible != null && !eligible.test(f.id)) {
                 continue;
             }
@@ -180,7 +180,7 @@ final class FlowQueue {
             rounds = Math.min(rounds, (missing + perRound - 1) / perRound - 1);
         }
         if (rounds > 0) {
-            for (Flow f : band.ring) {
+            for (Flow<H> f : band.ring) {
                 if (eligible == null || eligible.test(f.id)) {
                     f.deficit += rounds * quantum * f.weight;
                 }
@@ -188,7 +188,7 @@ final class FlowQueue {
         }
     }
 
-    private static void leave(Band band, Flow flow) {
+    private static <H> void leave(Band<H> band, Flow<H> flow) {
         band.ring.remove(flow);
         band.flows.remove(flow.id);
     }
@@ -198,11 +198,11 @@ final class FlowQueue {
      * below it that has waiters, the one with the latest deadline (latest arrival among equals); null
      * when no lower band has any.
      */
-    Waiter displaceable(Priority arriving) {
-        for (int b = bands.length - 1; b > arriving.ordinal(); b--) {
-            Waiter latest = null;
-            for (Flow f : bands[b].flows.values()) {
-                Waiter last = f.waiters.last();
+    Waiter<H> displaceable(Priority arriving) {
+        for (int b = bands.size() - 1; b > arriving.ordinal(); b--) {
+            Waiter<H> latest = null;
+            for (Flow<H> f : bands.get(b).flows.values()) {
+                Waiter<H> last = f.waiters.last();
                 if (latest == null || Waiter.EDF.compare(last, latest) > 0) {
                     latest = last;
                 }
@@ -215,10 +215,10 @@ final class FlowQueue {
     }
 
     /** Every waiter, for draining at shutdown. */
-    List<Waiter> all() {
-        List<Waiter> out = new ArrayList<>(size);
-        for (Band b : bands) {
-            for (Flow f : b.flows.values()) {
+    List<Waiter<H>> all() {
+        List<Waiter<H>> out = new ArrayList<>(size);
+        for (Band<H> b : bands) {
+            for (Flow<H> f : b.flows.values()) {
                 out.addAll(f.waiters);
             }
         }
@@ -230,9 +230,9 @@ final class FlowQueue {
         Map<Priority, Map<String, FlowView>> out = new LinkedHashMap<>();
         for (Priority p : Priority.values()) {
             Map<String, FlowView> flows = new LinkedHashMap<>();
-            for (Flow f : bands[p.ordinal()].ring) {
+            for (Flow<H> f : bands.get(p.ordinal()).ring) {
                 long oldest = Long.MAX_VALUE;
-                for (Waiter w : f.waiters) {
+                for (Waiter<H> w : f.waiters) {
                     oldest = Math.min(oldest, w.enqueuedNanos);
                 }
                 flows.put(f.id, new FlowView(f.waiters.size(), f.deficit, f.weight, oldest));

@@ -10,10 +10,10 @@ import java.util.function.Consumer;
  * rejected for it. A place is held from dispatch until the request's flow slot is released.
  *
  * <p>Contract: {@link #limited} and {@link #mayTry} are cheap and non-blocking (dispatch calls them
- * under a model's lock); {@link #acquire} never completes exceptionally (a store that fails falls back
- * to this process's own count inside the implementation); after an acquire that found the flow full,
- * {@link #mayTry} stays false for it until a place may have freed, and then the listener given to
- * {@link #onMayTry} is called with the flow, from any thread.
+ * inside the flow driver's drain, which runs every model's events); {@link #acquire} never completes
+ * exceptionally (a store that fails falls back to this process's own count inside the implementation);
+ * after an acquire that found the flow full, {@link #mayTry} stays false for it until a place may have
+ * freed, and then the listener given to {@link #onMayTry} is called with the flow, from any thread.
  */
 public interface TenantGate {
 

@@ -1,35 +1,33 @@
 package io.flotilla.gateway.flow;
 
-import reactor.core.Disposable;
-import reactor.core.publisher.MonoSink;
-
 import java.util.Comparator;
 
 /**
- * One queued request. Ordered inside its flow by deadline (EDF), then by arrival. The controller's
- * fields ({@code expiry}, {@code slot}, {@code asking}, {@code cancelled}) are guarded by the model's lock.
+ * One request known to a {@link FlowState}: queued, or granted and asking the gate. Ordered inside its
+ * flow by deadline (EDF), then by arrival. {@code who} is the driver's handle for it; the flags belong to
+ * the state, which alone reads and writes them.
  */
-final class Waiter {
+final class Waiter<H> {
 
     /** Earliest deadline first; equal deadlines in arrival order. */
-    static final Comparator<Waiter> EDF = Comparator.<Waiter>comparingLong(w -> w.request.deadlineNanos())
+    static final Comparator<Waiter<?>> EDF = Comparator.<Waiter<?>>comparingLong(w -> w.request.deadlineNanos())
             .thenComparingLong(w -> w.seq);
 
+    final H who;
     final FlowRequest request;
     final long seq;
     final long enqueuedNanos;
-    final MonoSink<FlowSlot> sink;
-    Disposable expiry;
-    FlowSlot slot;
-    /** Granted, waiting for the {@link TenantGate}'s answer (neither queued nor holding a slot). */
+    /** Granted, waiting for the gate's answer (neither queued nor holding a slot). */
     boolean asking;
-    /** The subscriber left; counted as cancelled once. */
+    /** The subscriber left while the gate was asked; counted as cancelled once. */
     boolean cancelled;
+    /** Its deadline timer was asked for (once per waiter, whether or not it is queued now). */
+    boolean timerArmed;
 
-    Waiter(FlowRequest request, long seq, long enqueuedNanos, MonoSink<FlowSlot> sink) {
+    Waiter(H who, FlowRequest request, long seq, long enqueuedNanos) {
+        this.who = who;
         this.request = request;
         this.seq = seq;
         this.enqueuedNanos = enqueuedNanos;
-        this.sink = sink;
     }
 }

@@ -102,7 +102,7 @@ public final class GenerationPipeline {
 
     private Flux<RequestEvent.Attempt> admitted(GenerationJob job, RequestContext ctx, boolean readmission) {
         Mono<FlowSlot> slot = flow.admit(ctx.flowRequest(), readmission)
-                .onErrorMap(FlowRejected.class, e -> rejection(job.model(), e))
+                .onErrorMap(FlowRejected.class, e -> FlowRejections.toApiError(job.model(), e, retryAfter))
                 .doOnNext(s -> ctx.on(new RequestEvent.Dispatched(s.waited())));
         return Flux.usingWhen(slot,
                         s -> attempt(job, ctx, s),
@@ -116,17 +116,6 @@ public final class GenerationPipeline {
                         }),
                         s -> Mono.fromRunnable(s::release))
                 .onErrorResume(RouterBusy.class, busy -> admitted(job, ctx, true));
-    }
-
-    private ApiError rejection(String model, FlowRejected e) {
-        return switch (e.reason()) {
-            case QUEUE_FULL -> ApiError.rateLimited("queue_full", "Too many requests for '" + model + "': "
-                    + e.getMessage() + ". Retry later.", retryAfter);
-            case QUEUE_TIMEOUT -> ApiError.unavailable("queue_timeout", "The request for '" + model + "' waited in the "
-                    + "queue for capacity until its deadline: " + e.getMessage() + ". Retry later.", retryAfter);
-            case DISPLACED -> ApiError.unavailable("queue_displaced", "The request for '" + model + "' was displaced "
-                    + "from the queue: " + e.getMessage() + ". Retry later.", retryAfter);
-        };
     }
 
     private Flux<RequestEvent.Attempt> attempt(GenerationJob job, RequestContext ctx, FlowSlot slot) {

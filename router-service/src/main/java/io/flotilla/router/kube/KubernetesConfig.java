@@ -6,6 +6,7 @@ import io.flotilla.router.config.RouterProperties;
 import io.flotilla.router.service.RequestRouter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,7 +22,9 @@ class KubernetesConfig {
 
     private static final long LIST_WAIT_SECONDS = 30;
 
+    /** From the pod's service account (or a kubeconfig); a context that has a client already keeps it. */
     @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
     KubernetesClient routerKubernetesClient() {
         return new KubernetesClientBuilder().build();
     }

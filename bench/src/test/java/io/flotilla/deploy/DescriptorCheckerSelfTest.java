@@ -76,6 +76,27 @@ class DescriptorCheckerSelfTest {
                         + " null, expected at least 1");
     }
 
+    @Test
+    void kubernetesCopyWhoseRolesLackTheLeaseAndTheWatchesIsReported() {
+        KubernetesChecker k8s = new KubernetesChecker(checker);
+        List<String> baseline = k8s.check(Descriptors.kubernetesManifests());
+        List<KubernetesChecker.Manifest> manifests = Descriptors.kubernetesManifests();
+        for (String role : List.of("flotilla-planner", "flotilla-router")) {
+            KubernetesChecker.Manifest manifest = manifests.stream()
+                    .filter(m -> "Role".equals(m.kind()) && role.equals(m.name())).findFirst().orElseThrow();
+            Descriptors.list(manifest.doc(), "rules").forEach(rule -> {
+                List<Object> verbs = Descriptors.list(rule, "verbs");
+                verbs.remove("update");
+                verbs.remove("watch");
+            });
+        }
+
+        assertThat(newProblems(k8s.check(manifests), baseline)).containsExactlyInAnyOrder(
+                "k8s: no Role bound to ServiceAccount flotilla-planner allows update on coordination.k8s.io leases",
+                "k8s: no Role bound to ServiceAccount flotilla-router allows watch on core pods",
+                "k8s: no Role bound to ServiceAccount flotilla-router allows watch on core configmaps");
+    }
+
     private static Object container(List<KubernetesChecker.Manifest> manifests, String deployment) {
         KubernetesChecker.Manifest manifest = manifests.stream()
                 .filter(m -> "Deployment".equals(m.kind()) && deployment.equals(m.name())).findFirst().orElseThrow();

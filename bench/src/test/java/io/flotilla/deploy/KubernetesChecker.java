@@ -18,7 +18,8 @@ import java.util.TreeSet;
  * Checks the manifests of the kustomize base {@code k8s/} against {@link FlotillaServices}: a
  * Deployment per control service and per worker role, their container ports, health probes,
  * Prometheus annotations, GPU limits and environment (through {@link DescriptorChecker}), the
- * Services in front of them, Kafka, and the planner's right to scale Deployments. Like
+ * Services in front of them, Kafka, the planner's right to scale Deployments and hold its Lease, and the
+ * router's to watch pods and ConfigMaps. Like
  * {@link DescriptorChecker} it returns problems, one line each, and never throws on a wrong manifest.
  */
 final class KubernetesChecker {
@@ -74,7 +75,7 @@ final class KubernetesChecker {
         checkService(manifests, "router-headless", Set.of(Ports.ROUTER_GRPC), true, problems);
         // Kafka's Service also carries the KRaft controller port, which no Flotilla service uses.
         checkService(manifests, "kafka", Set.of(Ports.KAFKA), false, problems);
-        checkPlannerRbac(manifests, problems);
+        checkAccounts(manifests, problems);
         return problems;
     }
 
@@ -184,13 +185,30 @@ final class KubernetesChecker {
         }
     }
 
-    /** The planner's service account must be bound to a Role that may patch deployments/scale. */
-    private static void checkPlannerRbac(List<Manifest> manifests, List<String> problems) {
-        Optional<Manifest> planner = find(manifests, "Deployment", FlotillaServices.planner().name());
-        String account = planner.map(p -> text(map(map(p.doc().get("spec"), "template"), "spec"), "serviceAccountName"))
+    /**
+     * What each service's account must be allowed: the planner patches deployments/scale and, electing its leader,
+     * creates and updates leases; the router watches pods and configmaps.
+     */
+    private static void checkAccounts(List<Manifest> manifests, List<String> problems) {
+        checkRbac(manifests, FlotillaServices.planner().name(), "apps", "deployments/scale", "patch", problems);
+        for (String verb : List.of("get", "create", "update")) {
+            checkRbac(manifests, FlotillaServices.planner().name(), "coordination.k8s.io", "leases", verb, problems);
+        }
+        for (String resource : List.of("pods", "configmaps")) {
+            for (String verb : List.of("list", "watch")) {
+                checkRbac(manifests, FlotillaServices.router().name(), "", resource, verb, problems);
+            }
+        }
+    }
+
+    /** The Deployment {@code deployment}'s service account must be bound to a Role that allows {@code verb} on the resource. */
+    private static void checkRbac(List<Manifest> manifests, String deployment, String apiGroup, String resource, String verb,
+                                  List<String> problems) {
+        Optional<Manifest> workload = find(manifests, "Deployment", deployment);
+        String account = workload.map(p -> text(map(map(p.doc().get("spec"), "template"), "spec"), "serviceAccountName"))
                 .orElse(null);
         if (account == null) {
-            problems.add("k8s: the planner Deployment names no serviceAccountName");
+            problems.add("k8s: the " + deployment + " Deployment names no serviceAccountName");
             return;
         }
         boolean allowed = manifests.stream()
@@ -201,11 +219,12 @@ final class KubernetesChecker {
                 .filter(ref -> "Role".equals(text(ref, "kind")))
                 .flatMap(ref -> find(manifests, "Role", text(ref, "name")).stream())
                 .flatMap(role -> list(role.doc(), "rules").stream())
-                .anyMatch(rule -> list(rule, "apiGroups").contains("apps")
-                        && list(rule, "resources").contains("deployments/scale")
-                        && (list(rule, "verbs").contains("patch") || list(rule, "verbs").contains("*")));
+                .anyMatch(rule -> list(rule, "apiGroups").contains(apiGroup)
+                        && list(rule, "resources").contains(resource)
+                        && (list(rule, "verbs").contains(verb) || list(rule, "verbs").contains("*")));
         if (!allowed) {
-            problems.add("k8s: no Role bound to ServiceAccount " + account + " allows patch on apps deployments/scale");
+            problems.add("k8s: no Role bound to ServiceAccount " + account + " allows " + verb + " on "
+                    + (apiGroup.isEmpty() ? "core" : apiGroup) + " " + resource);
         }
     }
 

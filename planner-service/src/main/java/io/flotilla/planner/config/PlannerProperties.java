@@ -61,6 +61,7 @@ import java.util.Map;
  * @param correction    correction factors
  * @param scaling       thresholds, cooldown, the break-even scale-down rule and hold-offs
  * @param seasonality   period detection on the request rate and the seasonal forecast
+ * @param leaderElection which of several planner replicas applies its targets (a Kubernetes Lease)
  */
 @Validated
 @ConfigurationProperties(prefix = PlannerProperties.PREFIX, ignoreUnknownFields = false)
@@ -88,7 +89,8 @@ public record PlannerProperties(
         @DefaultValue @Valid Predictor predictor,
         @DefaultValue @Valid Correction correction,
         @DefaultValue @Valid Scaling scaling,
-        @DefaultValue @Valid Seasonality seasonality) {
+        @DefaultValue @Valid Seasonality seasonality,
+        @DefaultValue @Valid LeaderElection leaderElection) {
 
     public static final String PREFIX = "flotilla.planner";
 
@@ -213,6 +215,30 @@ public record PlannerProperties(
                               @DefaultValue("1d") Duration maxPeriod,
                               @DefaultValue("0.6") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double minCorrelation,
                               @DefaultValue("3") @Min(1) int seasons) {
+    }
+
+    /**
+     * Off (a single planner, as in a local cluster): this planner always applies. On: replicas elect a leader on a
+     * {@code coordination.k8s.io/v1} Lease in {@code namespace}; only the leader applies, the others decide and publish.
+     *
+     * @param enabled       elect a leader (needs a Kubernetes API and RBAC on leases)
+     * @param leaseName     name of the Lease
+     * @param identity      this replica's name in the Lease (the pod name); empty: the host name
+     * @param leaseDuration how long a holder that stopped renewing keeps the lease before another replica takes it
+     * @param renewPeriod   how often each replica renews (leader) or checks (follower) the lease; below leaseDuration
+     */
+    public record LeaderElection(@DefaultValue("false") boolean enabled,
+                                 @DefaultValue("flotilla-planner") @NotBlank String leaseName,
+                                 String identity,
+                                 @DefaultValue("15s") Duration leaseDuration,
+                                 @DefaultValue("5s") Duration renewPeriod) {
+
+        public LeaderElection {
+            if (renewPeriod != null && leaseDuration != null && renewPeriod.compareTo(leaseDuration) >= 0) {
+                throw new IllegalArgumentException(PREFIX + ".leader-election.renew-period (" + renewPeriod
+                        + ") must be shorter than lease-duration (" + leaseDuration + ")");
+            }
+        }
     }
 
     /** The algorithm's configuration; a setting that contradicts another (min above max, …) fails here with its name. */

@@ -7,6 +7,7 @@ import io.flotilla.planner.connector.LocalConnector;
 import io.flotilla.planner.connector.ProcessRunner;
 import io.flotilla.planner.connector.ScalingConnector;
 import io.flotilla.planner.connector.ShadowConnector;
+import io.flotilla.planner.leader.Leadership;
 import io.flotilla.planner.model.PerformanceModel;
 import io.flotilla.planner.model.PerformanceProfile;
 import io.flotilla.planner.model.ProfileJson;
@@ -82,7 +83,7 @@ class PlannerWiring {
     }
 
     @Bean(destroyMethod = "close")
-    ScalingConnector scalingConnector(PlannerProperties p, Clock clock) {
+    ScalingConnector scalingConnector(PlannerProperties p, Clock clock, Leadership leadership) {
         return switch (p.connector()) {
             case "local" -> new LocalConnector(
                     Path.of(p.localHome() == null || p.localHome().isBlank() ? "" : p.localHome()).toAbsolutePath(),
@@ -92,7 +93,7 @@ class PlannerWiring {
                         Thread t = new Thread(r, "planner-scale-down");
                         t.setDaemon(true);
                         return t;
-                    }));
+                    }), leadership::leads);
             default -> new ShadowConnector();
         };
     }
@@ -112,8 +113,8 @@ class PlannerWiring {
     }
 
     @Bean
-    PlannerMetrics plannerMetrics(MeterRegistry registry) {
-        return new PlannerMetrics(registry);
+    PlannerMetrics plannerMetrics(MeterRegistry registry, Leadership leadership) {
+        return new PlannerMetrics(registry, leadership);
     }
 
     @Bean(destroyMethod = "close")
@@ -146,11 +147,11 @@ class PlannerWiring {
     @Bean
     PlannerLoop plannerLoop(Planner planner, ObservationFeed feed, AtomicReference<TopicTailer<WorkerStatus>> membershipTailer,
                             ScalingConnector connector, Producer<String, Object> plannerProducer, DecisionHistory history,
-                            PlannerMetrics metrics, Clock clock) {
+                            PlannerMetrics metrics, Clock clock, Leadership leadership) {
         return new PlannerLoop(planner, feed, () -> {
             TopicTailer<WorkerStatus> t = membershipTailer.get();
             return t == null ? -1 : t.unhealthySinceMs();
-        }, connector, new KafkaDecisionSink(plannerProducer), history, metrics, clock);
+        }, connector, new KafkaDecisionSink(plannerProducer), history, metrics, clock, leadership);
     }
 
     /** The Kafka feeds and the planning timer. */

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 
 /**
  * Scales the worker Deployments labelled {@code flotilla.io/component=worker, flotilla.io/role=<pool>} in
@@ -62,6 +63,7 @@ public final class KubernetesConnector implements ScalingConnector {
     private final DrainClient drains;
     private final Duration drainDeadline;
     private final Executor executor;
+    private final BooleanSupplier leads;
     private final Map<Pool, PendingDown> pending = new EnumMap<>(Pool.class);
     private long generation;
     private boolean podPatchForbidden;
@@ -69,6 +71,16 @@ public final class KubernetesConnector implements ScalingConnector {
     /** @param executor runs the scale-down patch once the drains finished (the test passes a direct executor) */
     public KubernetesConnector(KubernetesClient client, String namespace, DrainClient drains, Duration drainDeadline,
                                Executor executor) {
+        this(client, namespace, drains, drainDeadline, executor, () -> true);
+    }
+
+    /**
+     * @param leads whether this planner replica still leads when a scale-down's drains finish: a replica that lost
+     *              the lease meanwhile abandons the patch (its successor decides again)
+     */
+    public KubernetesConnector(KubernetesClient client, String namespace, DrainClient drains, Duration drainDeadline,
+                               Executor executor, BooleanSupplier leads) {
+        this.leads = leads;
         this.client = client;
         this.namespace = namespace;
         this.drains = drains;
@@ -162,6 +174,10 @@ public final class KubernetesConnector implements ScalingConnector {
         pending.remove(pool);
         if (error != null) {
             log.warn("scale-down of {} to {} abandoned: a drain failed ({})", deployment, want, error.toString());
+            return;
+        }
+        if (!leads.getAsBoolean()) {
+            log.info("scale-down of {} to {} abandoned: this planner no longer leads", deployment, want);
             return;
         }
         deployment(pool).ifPresent(d -> patch(d, want));

@@ -6,6 +6,7 @@ import io.flotilla.planner.core.ClusterView;
 import io.flotilla.planner.core.Fleet;
 import io.flotilla.planner.core.Observation;
 import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.planner.leader.Leadership;
 import io.flotilla.planner.plan.Planner;
 import io.flotilla.planner.plan.ScalingDecision;
 import org.slf4j.Logger;
@@ -19,6 +20,8 @@ import java.util.function.LongSupplier;
  * One planning interval: close the observation, ask the connector what the world is set to, decide
  * ({@link Planner#plan}: a {@link ScalingDecision}, nothing changed yet), apply its targets through the
  * connector, then record, publish and export the decision with what was applied. A connector or Kafka failure costs this interval's application, never the loop.
+ * A replica that does not lead ({@link Leadership}) decides, records and exports as the leader does but applies nothing:
+ * its decisions are published with no applied counts.
  */
 public final class PlannerLoop {
 
@@ -32,9 +35,16 @@ public final class PlannerLoop {
     private final DecisionHistory history;
     private final PlannerMetrics metrics;
     private final Clock clock;
+    private final Leadership leadership;
 
+    /** A sole planner: it always applies. */
     public PlannerLoop(Planner planner, ObservationFeed feed, LongSupplier membershipUnhealthySince, ScalingConnector connector,
                        DecisionSink sink, DecisionHistory history, PlannerMetrics metrics, Clock clock) {
+        this(planner, feed, membershipUnhealthySince, connector, sink, history, metrics, clock, Leadership.SOLE);
+    }
+
+    public PlannerLoop(Planner planner, ObservationFeed feed, LongSupplier membershipUnhealthySince, ScalingConnector connector,
+                       DecisionSink sink, DecisionHistory history, PlannerMetrics metrics, Clock clock, Leadership leadership) {
         this.planner = planner;
         this.feed = feed;
         this.membershipUnhealthySince = membershipUnhealthySince;
@@ -43,6 +53,7 @@ public final class PlannerLoop {
         this.history = history;
         this.metrics = metrics;
         this.clock = clock;
+        this.leadership = leadership;
     }
 
     public synchronized DecisionRecord tick() {
@@ -58,10 +69,12 @@ public final class PlannerLoop {
         }
         ScalingDecision decision = planner.plan(new ClusterView(observed, world.current(), world.changedByHand()), now);
         PoolCounts applied = null;
-        try {
-            applied = connector.apply(decision.targets(), fleet).orElse(null);
-        } catch (RuntimeException e) {
-            log.warn("{} connector failed to apply {}: {}", connector.name(), decision.targets(), e.toString());
+        if (leadership.leads()) {
+            try {
+                applied = connector.apply(decision.targets(), fleet).orElse(null);
+            } catch (RuntimeException e) {
+                log.warn("{} connector failed to apply {}: {}", connector.name(), decision.targets(), e.toString());
+            }
         }
         DecisionRecord record = DecisionRecord.of(decision, connector.name(), applied);
         history.add(record);

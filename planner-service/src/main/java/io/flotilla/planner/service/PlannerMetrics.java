@@ -1,6 +1,7 @@
 package io.flotilla.planner.service;
 
 import io.flotilla.planner.core.Pool;
+import io.flotilla.planner.leader.Leadership;
 import io.flotilla.planner.plan.ScalingDecision;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code flotilla_planner_ready_replicas{pool}}, {@code flotilla_planner_decisions_total{applied}},
  * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds},
  * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}},
- * {@code flotilla_planner_rise_reserve_requests_per_second}; the
+ * {@code flotilla_planner_rise_reserve_requests_per_second}, {@code flotilla_planner_leader}; the
  * observation feed adds {@code flotilla_planner_gateway_queued}.
  */
 public final class PlannerMetrics {
@@ -31,7 +32,15 @@ public final class PlannerMetrics {
     private final Counter applied;
     private final Counter notApplied;
 
+    /** A sole planner: {@code flotilla_planner_leader} is 1. */
     public PlannerMetrics(MeterRegistry registry) {
+        this(registry, Leadership.SOLE);
+    }
+
+    public PlannerMetrics(MeterRegistry registry, Leadership leadership) {
+        Gauge.builder("flotilla.planner.leader", leadership, l -> l.leads() ? 1 : 0)
+                .description("1 while this planner replica leads (applies its targets), 0 while it follows (decides only)")
+                .register(registry);
         Gauge.builder("flotilla.planner.predicted_requests_per_second", last,
                         r -> r.get() == null ? Double.NaN : r.get().decision().predicted().rate())
                 .description("Request rate forecast for the next interval").register(registry);

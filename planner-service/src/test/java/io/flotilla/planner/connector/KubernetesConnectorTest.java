@@ -156,4 +156,18 @@ class KubernetesConnectorTest {
         assertThat(applied.has(Pool.AGGREGATED)).isFalse();
         assertThat(connector.observe(Fleet.EMPTY).current().has(Pool.AGGREGATED)).isFalse();
     }
+
+    @Test
+    void aScaleDownWhoseDrainsEndAfterLeadershipWasLostIsAbandoned() {
+        boolean[] leads = {true};
+        DrainClient fake = (endpoint, deadline) -> drains.computeIfAbsent(endpoint, e -> new CompletableFuture<>());
+        KubernetesConnector replica = new KubernetesConnector(client, NS, fake, Duration.ofSeconds(60), Runnable::run,
+                () -> leads[0]);
+        replica.apply(PoolCounts.of(Pool.DECODE, 2), decodeFleet());
+        leads[0] = false; // the lease went to another replica while the drain ran
+
+        drains.get("worker-decode-c:7100").complete(0);
+
+        assertThat(replicas("worker-decode")).isEqualTo(3); // the successor decides again
+    }
 }

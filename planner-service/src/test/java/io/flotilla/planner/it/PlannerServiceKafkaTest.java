@@ -111,7 +111,12 @@ class PlannerServiceKafkaTest {
             assertThat(metrics).contains("flotilla_planner_predicted_requests_per_second")
                     .contains("flotilla_planner_prediction_error{").contains("flotilla_planner_target_replicas{")
                     .contains("flotilla_planner_ready_replicas{").contains("flotilla_planner_decisions_total{")
-                    .contains("flotilla_planner_prediction_shortfall").contains("flotilla_planner_ready_time_seconds");
+                    .contains("flotilla_planner_prediction_shortfall").contains("flotilla_planner_ready_time_seconds")
+                    .containsPattern("flotilla_planner_leader\\{[^}]*} 1\\.0");
+            JsonNode leader = JsonMapper.builder().build().readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/actuator/leader")).build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(leader.get("role").stringValue()).isEqualTo("leader"); // no election: the sole planner applies
+            assertThat(leader.get("election").stringValue()).isEqualTo("sole planner");
             await("the gateway's queue, read from flotilla.gateway-load").atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(200)).until(() -> {
                         producer.send(new ProducerRecord<>(Topics.GATEWAY_LOAD.name(), "gw-1", gatewayLoad(model)));

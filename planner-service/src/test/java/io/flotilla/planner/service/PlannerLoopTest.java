@@ -2,6 +2,7 @@ package io.flotilla.planner.service;
 
 import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.core.PoolCounts;
+import io.flotilla.planner.leader.Leadership;
 import io.flotilla.planner.plan.Planner;
 import io.flotilla.planner.support.Configs;
 import io.flotilla.planner.support.InMemoryConnector;
@@ -97,5 +98,43 @@ class PlannerLoopTest {
         assertThat(registry.get("flotilla.planner.decisions").tag("applied", "false").counter().count()).isEqualTo(1);
         connector.failing(false);
         assertThat(interval(60).applied()).isNotNull();
+    }
+
+    @Test
+    void aFollowerDecidesAndPublishesButAppliesNothing() {
+        boolean[] leads = {false};
+        Leadership follower = new Leadership() {
+            @Override
+            public boolean leads() {
+                return leads[0];
+            }
+
+            @Override
+            public String describe() {
+                return "test";
+            }
+        };
+        SimpleMeterRegistry own = new SimpleMeterRegistry();
+        PlannerLoop replica = new PlannerLoop(new Planner(Configs.aggregated(), PlannerSim.MODEL), feed, () -> -1, connector,
+                published::add, history, new PlannerMetrics(own, follower), clock, follower);
+        for (int i = 0; i < 300; i++) {
+            feed.onRequest(RequestRecord.newBuilder().setId("r" + i).setModel("m").setIsl(2000).setOsl(200).setTtftMs(100)
+                    .setItlMs(20).setOutcome(RequestOutcome.REQUEST_OUTCOME_OK).build());
+        }
+        clock.advance(Duration.ofSeconds(30));
+
+        DecisionRecord r = replica.tick();
+        assertThat(r.targets().get(Pool.AGGREGATED)).isGreaterThan(1);
+        assertThat(r.applied()).isNull();
+        assertThat(r.published().hasApplied()).isFalse();
+        assertThat(connector.applied()).isEmpty();
+        assertThat(own.get("flotilla.planner.leader").gauge().value()).isZero();
+        assertThat(own.get("flotilla.planner.decisions").tag("applied", "false").counter().count()).isEqualTo(1);
+
+        leads[0] = true;
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(replica.tick().applied()).isNotNull();
+        assertThat(connector.applied()).hasSize(1);
+        assertThat(own.get("flotilla.planner.leader").gauge().value()).isEqualTo(1);
     }
 }

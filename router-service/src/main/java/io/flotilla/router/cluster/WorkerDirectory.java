@@ -24,6 +24,10 @@ import java.util.function.BiConsumer;
  * is healthy: during an outage nobody expires, and after it every lease counts from the recovery,
  * so a Kafka outage never empties the worker set. A suspect worker (a failed gRPC call) takes no
  * new requests until it answers a health probe again.
+ *
+ * <p>On Kubernetes the worker pods are a second view of membership ({@link #podsPresent}; worker id = pod name):
+ * once that view is known, a worker without a pod is out of routing whatever its lease says, and comes back
+ * only when a pod of its name exists again. Without the view (outside Kubernetes) leases alone decide.
  */
 public final class WorkerDirectory {
 
@@ -42,6 +46,8 @@ public final class WorkerDirectory {
     /** Told every worker's new view (null: gone, or not routable at all) after each change to it. */
     private BiConsumer<String, WorkerView> viewChanged = (id, view) -> { };
     private long feedUnhealthySinceMs = -1;
+    /** The worker pods that exist; null while no Kubernetes view is kept. */
+    private Set<String> pods;
     private long feedRecoveredAtMs = Long.MIN_VALUE;
 
     /**
@@ -166,6 +172,34 @@ public final class WorkerDirectory {
         return gone;
     }
 
+    /**
+     * Replaces the Kubernetes view with the names of the worker pods that exist now.
+     *
+     * @return the workers in membership that left routing because their pod is gone: whatever was booked on them
+     *         must be forgotten
+     */
+    public synchronized Set<String> podsPresent(Set<String> present) {
+        Set<String> before = pods;
+        pods = Set.copyOf(present);
+        Set<String> left = new java.util.TreeSet<>();
+        workers.forEach((id, e) -> {
+            boolean had = before == null || before.contains(id);
+            boolean has = pods.contains(id);
+            if (had != has) {
+                if (!has) {
+                    left.add(id);
+                }
+                told(id, e);
+            }
+        });
+        return left;
+    }
+
+    /** Workers in membership (their lease running) whose pod is gone: out of routing. 0 without a Kubernetes view. */
+    public synchronized int withoutPod() {
+        return pods == null ? 0 : (int) workers.keySet().stream().filter(id -> !pods.contains(id)).count();
+    }
+
     /** Every known worker as the routing core sees it, sorted by id. */
     public synchronized List<WorkerView> views() {
         return WorkersById.of(views);
@@ -178,9 +212,10 @@ public final class WorkerDirectory {
     }
 
     private void told(String workerId, Entry e) {
-        e.view = e.status.getBlockSize() <= 0 ? null : WorkerView.of(e.status, e.load, !e.suspect);
+        boolean podGone = pods != null && !pods.contains(workerId);
+        e.view = e.status.getBlockSize() <= 0 || podGone ? null : WorkerView.of(e.status, e.load, !e.suspect);
         if (e.view == null) {
-            views.remove(workerId); // a status without a block size cannot be compared with anything
+            views.remove(workerId); // no pod, or a status without a block size (it cannot be compared with anything)
         } else {
             views.put(workerId, e.view);
         }

@@ -51,6 +51,7 @@ import java.time.Duration;
  * @param sharedEventLoop       the gRPC server and the indexer channel share one I/O thread, so a Route's
  *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
  * @param epp                   the endpoint picker for Gateway API Inference Extension pools (off by default)
+ * @param kubernetes            the worker pods as a view of membership and the runtime ConfigMap (off by default)
  */
 @Validated
 @ConfigurationProperties("flotilla.router")
@@ -81,7 +82,9 @@ public record RouterProperties(
         @DefaultValue("16") @Min(1) int candidateLeastLoaded,
         @DefaultValue("true") boolean sharedEventLoop,
         @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
-        io.flotilla.router.epp.EppSettings epp) {
+        io.flotilla.router.epp.EppSettings epp,
+        @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
+        io.flotilla.router.kube.KubernetesSettings kubernetes) {
 
     /**
      * The routing core's configuration. Settings with no key here (how load reports and bookings merge,

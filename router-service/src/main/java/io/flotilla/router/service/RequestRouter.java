@@ -28,6 +28,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -210,9 +211,27 @@ public final class RequestRouter implements AutoCloseable {
         return policy.config().strategy();
     }
 
-    /** Switches the routing mode at run time (benchmark comparisons use it). */
-    public void switchMode(Strategy strategy) {
+    /** Switches the routing mode at run time (benchmark comparisons, the runtime ConfigMap). */
+    public synchronized void switchMode(Strategy strategy) {
         policy = new RoutingPolicy(policy.config().withStrategy(strategy), random);
+    }
+
+    /** Changes the cost formula's weights at run time (the runtime ConfigMap). */
+    public synchronized void switchWeights(RouterConfig.Weights weights) {
+        policy = new RoutingPolicy(policy.config().withWeights(weights), random);
+    }
+
+    /** The routing core's configuration now (mode and weights included). */
+    public RouterConfig config() {
+        return policy.config();
+    }
+
+    /** The worker pods that exist (the Kubernetes view): a worker without one leaves routing whatever its lease. */
+    public void podsPresent(Set<String> pods) {
+        for (String gone : directory.podsPresent(pods)) {
+            ledger.forgetWorker(gone);
+        }
+        capacityChanged.run();
     }
 
     /** The indexer client: its breaker state and error count, for the status endpoint. */

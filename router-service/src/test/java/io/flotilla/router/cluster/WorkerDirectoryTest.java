@@ -107,4 +107,24 @@ class WorkerDirectoryTest {
         assertThat(told).containsExactly("w0:0/true", "w0:3/true", "w0:3/false", "w0:3/true", "w0:gone", "w1:0/true",
                 "w1:gone");
     }
+
+    @Test
+    void withAPodViewAWorkerWithoutAPodIsOutOfRoutingWhateverItsLease() {
+        WorkerDirectory d = new WorkerDirectory();
+        d.onStatus(status("w0", 1, WorkerState.WORKER_STATE_READY, 0), 0);
+        d.onStatus(status("w1", 2, WorkerState.WORKER_STATE_READY, 0), 0);
+        assertThat(d.withoutPod()).as("no Kubernetes view: leases alone decide").isZero();
+
+        assertThat(d.podsPresent(java.util.Set.of("w0"))).containsExactly("w1");
+        assertThat(d.views()).extracting(WorkerView::id).containsExactly("w0");
+        assertThat(d.withoutPod()).isEqualTo(1);
+        d.onStatus(status("w1", 2, WorkerState.WORKER_STATE_READY, 1000), 1000);
+        assertThat(d.views()).as("a heartbeat does not bring back a worker without a pod").extracting(WorkerView::id)
+                .containsExactly("w0");
+        assertThat(d.podsPresent(java.util.Set.of("w0"))).as("told once").isEmpty();
+
+        assertThat(d.podsPresent(java.util.Set.of("w0", "w1"))).isEmpty();
+        assertThat(d.views()).extracting(WorkerView::id).containsExactly("w0", "w1");
+        assertThat(d.expire(4001)).as("leases still lapse").containsExactlyInAnyOrder("w0", "w1");
+    }
 }

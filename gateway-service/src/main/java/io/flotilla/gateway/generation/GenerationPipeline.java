@@ -102,7 +102,7 @@ public final class GenerationPipeline {
 
     private Flux<RequestEvent.Attempt> admitted(GenerationJob job, RequestContext ctx, boolean readmission) {
         Mono<FlowSlot> slot = flow.admit(ctx.flowRequest(), readmission)
-                .onErrorMap(FlowRejected.class, e -> rejection(job.model(), e))
+                .onErrorMap(FlowRejected.class, e -> rejection(job.model(), e, retryAfter))
                 .doOnNext(s -> ctx.on(new RequestEvent.Dispatched(s.waited())));
         return Flux.usingWhen(slot,
                         s -> attempt(job, ctx, s),
@@ -118,7 +118,8 @@ public final class GenerationPipeline {
                 .onErrorResume(RouterBusy.class, busy -> admitted(job, ctx, true));
     }
 
-    private ApiError rejection(String model, FlowRejected e) {
+    /** The client's error for a request flow control refused; {@code retryAfter} goes in its Retry-After. */
+    static ApiError rejection(String model, FlowRejected e, Duration retryAfter) {
         return switch (e.reason()) {
             case QUEUE_FULL -> ApiError.rateLimited("queue_full", "Too many requests for '" + model + "': "
                     + e.getMessage() + ". Retry later.", retryAfter);

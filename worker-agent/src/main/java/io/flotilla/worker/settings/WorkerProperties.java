@@ -93,6 +93,7 @@ public record WorkerProperties(
      * @param eosTokenId     the token that ends a generation (100257, cl100k_base {@code <|endoftext|>})
      * @param script         scripted mode: a JSON file of rules that give chosen prompts fixed replies
      *                       (tool calls, reasoning, …; see {@code SimScript}); unset: every prompt is sampled
+     * @param embeddingDimensions length of the engine's deterministic embeddings (256); 0: the worker does not embed
      */
     public record Sim(
             @DefaultValue("" + SimEngineConfig.DEFAULT_BLOCK_SIZE) @Min(1) @Max(1024) int blockSize,
@@ -107,7 +108,8 @@ public record WorkerProperties(
             @DefaultValue("0") long seed,
             @DefaultValue("" + SimEngineConfig.DEFAULT_VOCAB_SIZE) @Min(1) int vocabSize,
             @DefaultValue("" + SimEngineConfig.DEFAULT_EOS_TOKEN_ID) @Min(0) int eosTokenId,
-            Path script) {
+            Path script,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_EMBEDDING_DIMENSIONS) @Min(0) @Max(65536) int embeddingDimensions) {
 
         public Sim {
             if (eosTokenId >= vocabSize) {
@@ -133,7 +135,8 @@ public record WorkerProperties(
                     .speedup(speedup)
                     .seed(seed)
                     .vocabSize(vocabSize)
-                    .eosTokenId(eosTokenId);
+                    .eosTokenId(eosTokenId)
+                    .embeddingDimensions(embeddingDimensions);
         }
     }
 

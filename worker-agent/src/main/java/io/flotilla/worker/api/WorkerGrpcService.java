@@ -150,7 +150,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         int promptTokens = tokens;
         CompletableFuture<java.util.List<float[]>> vectors;
         try {
-            vectors = support.get().embed(inputs, request.getDimensions());
+            vectors = support.get().embed(request.getRequestId(), inputs, request.getDimensions());
         } catch (RuntimeException e) {
             vectors = CompletableFuture.failedFuture(e);
         }

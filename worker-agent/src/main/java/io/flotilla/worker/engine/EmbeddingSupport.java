@@ -24,11 +24,12 @@ public interface EmbeddingSupport extends EngineFeature {
     boolean truncatable();
 
     /**
+     * @param requestId  the request's id (engine logs, {@code X-Request-Id})
      * @param inputs     token ids of each input (at least one input)
      * @param dimensions length of the vectors wanted, 0 for {@link #dimensions()}; other lengths only when
      *                   {@link #truncatable()}, else {@link InvalidRequestException}
      */
-    CompletableFuture<List<float[]>> embed(List<int[]> inputs, int dimensions);
+    CompletableFuture<List<float[]>> embed(String requestId, List<int[]> inputs, int dimensions);
 
     /** Why {@code dimensions} cannot be served by {@code support}, or null when it can. */
     static String refusedDimensions(EmbeddingSupport support, int dimensions) {

@@ -205,6 +205,10 @@ public record WorkerProperties(
      *                         the engine reports (vLLM {@code num_gpu_blocks}, SGLang {@code max_total_num_tokens}
      *                         / block size). A positive value wins over the engine's
      * @param serverInfoPath   SGLang: path of the server information ({@code max_total_num_tokens}, {@code page_size})
+     * @param embeddingDimensions vLLM: the length of the embeddings of the engine's pooling model, whose
+     *                         {@code /v1/embeddings} the worker then passes embedding requests to; 0 (default): the
+     *                         engine does not embed (a generative model)
+     * @param embeddingTruncatable vLLM: the pooling model is a Matryoshka model (the engine honours {@code dimensions})
      */
     public record Http(
             @DefaultValue("http://localhost:8000") @NotBlank String url,
@@ -224,7 +228,9 @@ public record WorkerProperties(
             @DefaultValue("true") boolean returnTokenIds,
             @DefaultValue("120000") @Min(100) int handoffTtlMs,
             @DefaultValue("0") @Min(0) int kvCapacityBlocks,
-            @DefaultValue("/get_server_info") @NotBlank String serverInfoPath) {
+            @DefaultValue("/get_server_info") @NotBlank String serverInfoPath,
+            @DefaultValue("0") @Min(0) int embeddingDimensions,
+            @DefaultValue("false") boolean embeddingTruncatable) {
     }
 
     /**

@@ -35,7 +35,7 @@ record SimEmbeddings(int dimensions, int vocabSize, int maxContext, long seed) i
     }
 
     @Override
-    public CompletableFuture<List<float[]>> embed(List<int[]> inputs, int wanted) {
+    public CompletableFuture<List<float[]>> embed(String requestId, List<int[]> inputs, int wanted) {
         try {
             String refused = EmbeddingSupport.refusedDimensions(this, wanted);
             if (refused != null) {

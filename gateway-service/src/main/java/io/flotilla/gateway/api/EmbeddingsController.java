@@ -11,6 +11,7 @@ import io.flotilla.gateway.generation.EmbeddingPipeline;
 import io.flotilla.gateway.generation.ModelProfiles;
 import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.generation.RequestContext;
+import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.EmbeddingsRequest;
@@ -113,8 +114,10 @@ class EmbeddingsController {
                                 ctx.model(job.model(), true);
                                 ctx.flowRequest(flowRequest(ctx, job, flowId, arrivedNanos, headers));
                                 return pipeline.run(job, ctx).map(response -> {
+                                    ResponseEntity<String> answer = ok(render(request, job, response));
                                     metrics.embedded(job.model(), job.inputs().size(), job.promptTokens());
-                                    return ok(render(request, job, response));
+                                    ctx.on(new RequestEvent.Responded("stop")); // the whole answer is ready: an ok outcome
+                                    return answer;
                                 });
                             });
                 })

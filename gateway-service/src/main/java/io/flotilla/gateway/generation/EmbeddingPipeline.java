@@ -142,7 +142,6 @@ public final class EmbeddingPipeline {
         EmbedRequest.Builder request = EmbedRequest.newBuilder()
                 .setRequestId(job.requestId())
                 .setModel(job.model())
-                .setTenant(job.tenant())
                 .setDimensions(job.dimensions());
         for (int[] ids : job.inputs()) {
             EmbedInput.Builder input = EmbedInput.newBuilder();

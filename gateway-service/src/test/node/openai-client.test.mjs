@@ -55,6 +55,23 @@ test('text completion', async () => {
   assert.equal(completion.choices[0].text, expected['5']);
 });
 
+test('embeddings (the SDK asks for base64 and decodes it)', async () => {
+  const response = await client.embeddings.create({ model: 'flotilla-sim', input: ['first', 'second text'] });
+  assert.equal(response.object, 'list');
+  assert.equal(response.model, 'flotilla-sim');
+  assert.equal(response.data.length, 2);
+  assert.equal(response.data[1].index, 1);
+  for (const item of response.data) {
+    assert.equal(item.object, 'embedding');
+    assert.equal(item.embedding.length, 8);
+    const norm = Math.sqrt(item.embedding.reduce((s, x) => s + x * x, 0));
+    assert.ok(Math.abs(norm - 1) < 1e-5, `unit length, got ${norm}`);
+  }
+  assert.notDeepEqual(response.data[0].embedding, response.data[1].embedding);
+  assert.ok(response.usage.prompt_tokens > 0);
+  assert.equal(response.usage.total_tokens, response.usage.prompt_tokens);
+});
+
 test('models list', async () => {
   const ids = [];
   for await (const model of client.models.list()) {

@@ -1,6 +1,7 @@
 package io.flotilla.gateway.client;
 
 import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.protocol.v1.EmbeddingCapability;
 import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.ListWorkersResponse;
 import io.flotilla.protocol.v1.WorkerInfo;
@@ -232,11 +233,24 @@ public final class ModelCatalog {
         return new Snapshot(Collections.unmodifiableSortedMap(models), clock.instant());
     }
 
-    /** What both engines honour. */
+    /**
+     * What both engines honour. Embeddings are the exception: the router sends an embedding only to workers that
+     * embed, so the model embeds when either does; where both do, a vector as long as the shorter one's, shortened
+     * only where both can shorten theirs (workers of one model should agree on both).
+     */
     static EngineCapabilities common(EngineCapabilities a, EngineCapabilities b) {
-        return EngineCapabilities.newBuilder()
+        EngineCapabilities.Builder out = EngineCapabilities.newBuilder()
                 .addAllFeatures(a.getFeaturesList().stream().filter(b.getFeaturesList()::contains).distinct().toList())
-                .setMaxTopLogprobs(Math.min(a.getMaxTopLogprobs(), b.getMaxTopLogprobs()))
-                .build();
+                .setMaxTopLogprobs(Math.min(a.getMaxTopLogprobs(), b.getMaxTopLogprobs()));
+        if (a.hasEmbedding() && b.hasEmbedding()) {
+            EmbeddingCapability x = a.getEmbedding();
+            EmbeddingCapability y = b.getEmbedding();
+            out.setEmbedding(EmbeddingCapability.newBuilder()
+                    .setDimensions(Math.min(x.getDimensions(), y.getDimensions()))
+                    .setTruncatable(x.getTruncatable() && y.getTruncatable() && x.getDimensions() == y.getDimensions()));
+        } else if (a.hasEmbedding() || b.hasEmbedding()) {
+            out.setEmbedding(a.hasEmbedding() ? a.getEmbedding() : b.getEmbedding());
+        }
+        return out.build();
     }
 }

@@ -1,5 +1,7 @@
 package io.flotilla.gateway.client;
 
+import io.flotilla.protocol.v1.EmbedRequest;
+import io.flotilla.protocol.v1.EmbedResponse;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.PrefillRequest;
@@ -46,6 +48,12 @@ public final class WorkerClient implements AutoCloseable {
 
     public Mono<PrefillResult> prefill(String endpoint, PrefillRequest request) {
         return Mono.defer(() -> GrpcCalls.unary(channel(endpoint), WorkerServiceGrpc.getPrefillMethod(), request,
+                prefillTimeout));
+    }
+
+    /** The embeddings of one request's inputs; unary, bounded by the prefill timeout (a pooling pass is a prefill). */
+    public Mono<EmbedResponse> embed(String endpoint, EmbedRequest request) {
+        return Mono.defer(() -> GrpcCalls.unary(channel(endpoint), WorkerServiceGrpc.getEmbedMethod(), request,
                 prefillTimeout));
     }
 

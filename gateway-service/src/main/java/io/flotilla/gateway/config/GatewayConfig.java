@@ -16,6 +16,7 @@ import io.flotilla.gateway.flow.Priority;
 import io.flotilla.gateway.flow.TenantGate;
 import io.flotilla.gateway.metrics.TenantMetrics;
 import io.flotilla.gateway.metrics.TenantTags;
+import io.flotilla.gateway.generation.EmbeddingPipeline;
 import io.flotilla.gateway.generation.GenerationPipeline;
 import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.KvScopes;
@@ -253,6 +254,12 @@ class GatewayConfig {
     @Bean
     GatewayMetrics gatewayMetrics(MeterRegistry registry) {
         return new GatewayMetrics(registry);
+    }
+
+    @Bean
+    EmbeddingPipeline embeddingPipeline(RouterClient router, WorkerClient workers, FlowController flow, FleetView fleet,
+                                        GatewayMetrics metrics, GatewayProperties properties) {
+        return new EmbeddingPipeline(router, workers, flow, fleet, metrics, properties.flow().retryAfter());
     }
 
     @Bean

@@ -53,6 +53,16 @@ public final class GatewayMetrics {
                 .register(registry).increment();
     }
 
+    /** One embeddings request served: its inputs and their tokens. */
+    public void embedded(String model, int inputs, int tokens) {
+        Counter.builder("flotilla.gateway.embedding.inputs")
+                .description("Inputs embedded (one vector each)")
+                .tag("model", model).register(registry).increment(inputs);
+        Counter.builder("flotilla.gateway.embedding.tokens")
+                .description("Tokens of the inputs embedded")
+                .tag("model", model).register(registry).increment(tokens);
+    }
+
     public void ttft(String model, Duration d) {
         timer("flotilla.gateway.ttft", "Time to first token", model).record(d);
     }

@@ -30,6 +30,16 @@ public final class FallbackPicker {
     }
 
     public Optional<WorkerInfo> pick(String model, int blockSize, KvScope scope, Collection<String> exclude) {
+        return pick(model, blockSize, scope, exclude, w -> true);
+    }
+
+    /** A worker of {@code model} whose engine embeds (its capabilities carry an embedding). */
+    public Optional<WorkerInfo> pickEmbedder(String model, Collection<String> exclude) {
+        return pick(model, 0, KvScope.SHARED, exclude, w -> w.getCapabilities().hasEmbedding());
+    }
+
+    private Optional<WorkerInfo> pick(String model, int blockSize, KvScope scope, Collection<String> exclude,
+                                      java.util.function.Predicate<WorkerInfo> also) {
         FleetView.Seen best = null;
         double bestScore = Double.MAX_VALUE;
         var workers = fleet.workers(model);
@@ -42,7 +52,8 @@ public final class FallbackPicker {
             if (!serves || !w.getRoutable() || w.getState() != WorkerState.WORKER_STATE_READY
                     || (blockSize > 0 && w.getBlockSize() != blockSize) || exclude.contains(w.getWorkerId())
                     || (scope.hasLora() && !w.getAdaptersList().contains(scope.loraName()))
-                    || (scope.salted() && w.getTenantIsolation() == TenantIsolation.TENANT_ISOLATION_NONE)) {
+                    || (scope.salted() && w.getTenantIsolation() == TenantIsolation.TENANT_ISOLATION_NONE)
+                    || !also.test(w)) {
                 continue;
             }
             double score = score(s);

@@ -151,11 +151,11 @@ class ErrorResponsesTest extends GatewayTestBase {
 
     @Test
     void unknownUrlIsAnOpenAi404() {
-        web.post().uri("/v1/embeddings").contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
+        web.post().uri("/v1/images/generations").contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
                 .exchange()
                 .expectStatus().isNotFound()
                 .expectBody().jsonPath("$.error.type").isEqualTo("invalid_request_error")
-                .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("/v1/embeddings"));
+                .jsonPath("$.error.message").value(m -> assertThat((String) m).contains("/v1/images/generations"));
     }
 
     @Test

@@ -69,7 +69,9 @@ public final class FakeCluster {
                 worker("worker-a", "flotilla-sim", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
                 worker("worker-b", "flotilla-sim", WorkerRole.WORKER_ROLE_AGGREGATED, endpointB, true),
                 worker("worker-p", "flotilla-sim", WorkerRole.WORKER_ROLE_PREFILL, endpointP, true),
-                worker("worker-a", "tiny-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
+                worker("worker-a", "tiny-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true).toBuilder()
+                        .setCapabilities(CAPABILITIES.toBuilder().setEmbedding(CAPABILITIES.getEmbedding().toBuilder()
+                                .setTruncatable(false))).build(),
                 worker("worker-a", "queue-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
                 worker("worker-a", "tight-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true),
                 worker("worker-a", "plain-model", WorkerRole.WORKER_ROLE_AGGREGATED, endpointA, true)
@@ -85,12 +87,17 @@ public final class FakeCluster {
                 .setRoutable(routable).setCapabilities(CAPABILITIES).build();
     }
 
-    /** The fake workers honour every sampling feature (they record what they were asked; see FakeWorker). */
+    /**
+     * The fake workers honour every sampling feature (they record what they were asked; see FakeWorker) and embed
+     * into {@link FakeWorker#EMBEDDING_DIMENSIONS} dimensions, shortened on request (tiny-model's cannot be).
+     */
     public static final EngineCapabilities CAPABILITIES = EngineCapabilities.newBuilder()
             .addAllFeatures(java.util.Arrays.stream(SamplingFeature.values())
                     .filter(f -> f != SamplingFeature.SAMPLING_FEATURE_UNSPECIFIED && f != SamplingFeature.UNRECOGNIZED)
                     .toList())
             .setMaxTopLogprobs(20)
+            .setEmbedding(io.flotilla.protocol.v1.EmbeddingCapability.newBuilder()
+                    .setDimensions(FakeWorker.EMBEDDING_DIMENSIONS).setTruncatable(true))
             .build();
 
     private static String address(GrpcEndpoint endpoint) {

@@ -113,7 +113,63 @@ public final class FakeWorker extends WorkerServiceGrpc.WorkerServiceImplBase {
         return text == null ? null : FakeCluster.TOKENIZER.encode(text);
     }
 
+    /** Length of a full fake embedding. */
+    public static final int EMBEDDING_DIMENSIONS = 8;
+    /** Every Embed request, in arrival order. */
+    public final List<io.flotilla.protocol.v1.EmbedRequest> embeds = new CopyOnWriteArrayList<>();
+    /** When set, Embed fails with it. */
+    public volatile Status embedFailure;
+
+    /**
+     * The i-th value of an input's fake embedding before normalisation: {@code (sum of its ids) + i + 1}, so a test
+     * can compute what to expect ({@link #embedding}).
+     */
+    public static float[] embedding(int[] ids, int dimensions) {
+        long sum = 0;
+        for (int id : ids) {
+            sum += id;
+        }
+        double norm = 0;
+        double[] v = new double[dimensions];
+        for (int i = 0; i < dimensions; i++) {
+            v[i] = sum + i + 1;
+            norm += v[i] * v[i];
+        }
+        float[] out = new float[dimensions];
+        for (int i = 0; i < dimensions; i++) {
+            out[i] = (float) (v[i] / Math.sqrt(norm));
+        }
+        return out;
+    }
+
+    @Override
+    public void embed(io.flotilla.protocol.v1.EmbedRequest request,
+                      StreamObserver<io.flotilla.protocol.v1.EmbedResponse> observer) {
+        embeds.add(request);
+        Status failure = embedFailure;
+        if (failure != null) {
+            observer.onError(failure.asRuntimeException());
+            return;
+        }
+        int dims = request.getDimensions() == 0 ? EMBEDDING_DIMENSIONS : request.getDimensions();
+        var response = io.flotilla.protocol.v1.EmbedResponse.newBuilder().setWorkerId(id);
+        int tokens = 0;
+        for (var input : request.getInputsList()) {
+            int[] ids = input.getTokenIdsList().stream().mapToInt(Integer::intValue).toArray();
+            tokens += ids.length;
+            var e = io.flotilla.protocol.v1.Embedding.newBuilder();
+            for (float x : embedding(ids, dims)) {
+                e.addValues(x);
+            }
+            response.addEmbeddings(e);
+        }
+        observer.onNext(response.setPromptTokens(tokens).build());
+        observer.onCompleted();
+    }
+
     public void clearRecords() {
+        embeds.clear();
+        embedFailure = null;
         replies = null;
         generates.clear();
         prefills.clear();

@@ -12,6 +12,8 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.completions.Completion;
 import com.openai.models.completions.CompletionCreateParams;
+import com.openai.models.embeddings.CreateEmbeddingResponse;
+import com.openai.models.embeddings.EmbeddingCreateParams;
 import com.openai.models.models.Model;
 import io.flotilla.gateway.GatewayTestBase;
 import io.flotilla.gateway.fakes.FakeCluster;
@@ -60,6 +62,29 @@ class OpenAiJavaClientTest extends GatewayTestBase {
         assertThat(completion.usage().orElseThrow().completionTokens()).isEqualTo(6);
         assertThat(completion.usage().orElseThrow().promptTokensDetails().orElseThrow().cachedTokens()).contains(16L);
         assertThat(completion.model()).isEqualTo("flotilla-sim");
+    }
+
+    @Test
+    void embeddings() {
+        CreateEmbeddingResponse response = client.embeddings().create(EmbeddingCreateParams.builder()
+                .model("flotilla-sim").inputOfArrayOfStrings(List.of("The food was delicious", "and the waiter..."))
+                .build());
+        assertThat(response.data()).hasSize(2);
+        int[] second = FakeCluster.TOKENIZER.encode("and the waiter...");
+        float[] expected = FakeWorker.embedding(second, FakeWorker.EMBEDDING_DIMENSIONS);
+        List<Float> got = response.data().get(1).embedding();
+        assertThat(response.data().get(1).index()).isEqualTo(1);
+        assertThat(got).hasSize(expected.length);
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(got.get(i)).isEqualTo(expected[i]);
+        }
+        assertThat(response.model()).isEqualTo("flotilla-sim");
+        assertThat(response.usage().promptTokens())
+                .isEqualTo(FakeCluster.TOKENIZER.encode("The food was delicious").length + second.length);
+
+        assertThatThrownBy(() -> client.embeddings().create(EmbeddingCreateParams.builder().model("tiny-model")
+                .input("x").dimensions(4).build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.param()).contains("dimensions"));
     }
 
     @Test

@@ -100,6 +100,9 @@ public final class RouterGrpcService extends RouterServiceGrpc.RouterServiceImpl
         if (r.getIsl() < 0 || r.getOsl() < 0) {
             return "isl and osl must not be negative";
         }
+        if (r.getEmbed() && (r.getSeqHashesCount() > 0 || r.getAllowDisagg() || r.getOsl() > 0)) {
+            return "an embed request carries no seq_hashes, no allow_disagg and osl 0 (it reuses no KV and decodes nothing)";
+        }
         return null;
     }
 

@@ -10,6 +10,7 @@ package io.flotilla.router.core;
  *   <li>it can serve the request's LoRA adapter (loaded or loadable; any worker serves the base model);</li>
  *   <li>for a tenant-salted request, its engine keeps tenants' KV apart (a worker that cannot would share
  *       the tenant's prefixes, so it refuses the request);</li>
+ *   <li>for an embedding request, its engine embeds;</li>
  *   <li>it is not in the request's exclude set.</li>
  * </ul>
  */
@@ -24,6 +25,7 @@ public final class Eligibility {
                 && worker.model().equals(request.model())
                 && worker.adapters().serves(request.loraName())
                 && (!request.tenantSalted() || worker.isolatesTenants())
+                && (!request.embed() || worker.embeds())
                 && !request.exclude().contains(worker.id());
     }
 }

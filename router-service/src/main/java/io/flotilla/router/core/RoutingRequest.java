@@ -17,10 +17,18 @@ import java.util.Set;
  * @param loraName    LoRA adapter the request runs on, "" for the base model
  * @param tenantSalted whether its KV is private to its tenant (the seq hashes are then salted, so they
  *                    match only the tenant's own blocks and any public prefix)
+ * @param embed       an embedding request: only workers that embed are eligible; it brings no seq hashes
  */
 public record RoutingRequest(String requestId, String model, int islTokens, int blockSize, long[] seqHashes,
                              Set<String> exclude, boolean allowDisagg, int oslHint, String loraName,
-                             boolean tenantSalted) {
+                             boolean tenantSalted, boolean embed) {
+
+    /** A generation request. */
+    public RoutingRequest(String requestId, String model, int islTokens, int blockSize, long[] seqHashes,
+                          Set<String> exclude, boolean allowDisagg, int oslHint, String loraName, boolean tenantSalted) {
+        this(requestId, model, islTokens, blockSize, seqHashes, exclude, allowDisagg, oslHint, loraName, tenantSalted,
+                false);
+    }
 
     /** A base-model request whose KV is shared across tenants. */
     public RoutingRequest(String requestId, String model, int islTokens, int blockSize, long[] seqHashes,
@@ -48,7 +56,8 @@ public record RoutingRequest(String requestId, String model, int islTokens, int 
             hashes[i] = r.getSeqHashes(i);
         }
         return new RoutingRequest(r.getRequestId(), r.getModel(), r.getIsl(), r.getBlockSize(), hashes,
-                Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl(), r.getLoraName(), r.getTenantSalted());
+                Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl(), r.getLoraName(), r.getTenantSalted(),
+                r.getEmbed());
     }
 
     /** A request of no tokens for {@code model}: load and busy views that do not depend on a prompt. */

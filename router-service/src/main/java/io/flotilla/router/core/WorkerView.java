@@ -23,11 +23,20 @@ import java.util.Optional;
  *                       when it has none (or does not say)
  * @param adapters       LoRA adapters it has loaded and can load
  * @param isolation      how its engine keeps tenants' KV apart ({@code NONE}: it takes no tenant-salted request)
+ * @param embeds         its engine embeds (its capabilities carry an embedding): it may take embedding requests
  */
 public record WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout,
                          String endpoint, WorkerState state, boolean routable,
                          Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load, KvTierLinks tiers,
-                         WorkerAdapters adapters, TenantIsolation isolation) {
+                         WorkerAdapters adapters, TenantIsolation isolation, boolean embeds) {
+
+    /** A worker whose engine does not embed. */
+    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
+                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+                      LoadReport load, KvTierLinks tiers, WorkerAdapters adapters, TenantIsolation isolation) {
+        this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load, tiers,
+                adapters, isolation, false);
+    }
 
     /** A worker without adapters that advertises no tenant isolation. */
     public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
@@ -80,7 +89,8 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
                 timingOf(status, load), total,
                 load == null ? LoadReport.NONE : LoadReport.fromProto(load),
                 KvTierLinks.fromProto(status.getKvTiers(), status.hasKvTiers()),
-                WorkerAdapters.fromProto(status.getAdapters(), status.hasAdapters()), status.getTenantIsolation());
+                WorkerAdapters.fromProto(status.getAdapters(), status.hasAdapters()), status.getTenantIsolation(),
+                status.getCapabilities().hasEmbedding());
     }
 
     private static Optional<WorkerTiming> timingOf(WorkerStatus status, WorkerLoad load) {

@@ -12,6 +12,7 @@ import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.worker.engine.AdapterSupport;
+import io.flotilla.worker.engine.EmbeddingSupport;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineLoad;
 import io.flotilla.worker.engine.EngineMeasurements;
@@ -89,7 +90,7 @@ public final class StatusReporter {
                 .setEngine(registration.engine())
                 .setCapacity(advertisement.capacity())
                 .setCapacitySource(advertisement.capacitySource())
-                .setCapabilities(engine.capabilities())
+                .setCapabilities(advertisedCapabilities(engine))
                 .setState(state)
                 .setLeaseMs(leaseMs)
                 .setTs(clock.millis()); // for ordering only: receivers run leases on their own clocks
@@ -179,5 +180,14 @@ public final class StatusReporter {
             publishErrors.incrementAndGet();
             return java.util.concurrent.CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** The engine's sampling capabilities, with its embeddings when it has {@link EmbeddingSupport} (absent: it cannot embed). */
+    static io.flotilla.protocol.v1.EngineCapabilities advertisedCapabilities(Engine engine) {
+        io.flotilla.protocol.v1.EngineCapabilities sampling = engine.capabilities();
+        return engine.feature(EmbeddingSupport.class)
+                .map(e -> sampling.toBuilder().setEmbedding(io.flotilla.protocol.v1.EmbeddingCapability.newBuilder()
+                        .setDimensions(e.dimensions()).setTruncatable(e.truncatable())).build())
+                .orElse(sampling);
     }
 }

@@ -215,6 +215,16 @@ public final class WorkerMetrics implements GenerationMeters {
                 .tags(tags).tag("code", code.name()).register(registry).increment();
     }
 
+    @Override
+    public void embedded(int inputs, int tokens) {
+        Counter.builder("flotilla.worker.embedding_inputs")
+                .description("Inputs embedded (one vector each)")
+                .tags(tags).register(registry).increment(inputs);
+        Counter.builder("flotilla.worker.embedding_tokens")
+                .description("Tokens of the inputs embedded")
+                .tags(tags).register(registry).increment(tokens);
+    }
+
     /** Exports the engine's LoRA adapter slots (when it serves adapters). */
     public void bindAdapters(AdapterSupport adapters) {
         Gauge.builder("flotilla.worker.adapters_loaded", adapters, a -> a.adapterStatus().loaded().size())

@@ -52,6 +52,32 @@ final class EngineRequests {
         return null;
     }
 
+    /** Most inputs of one Embed. */
+    static final int MAX_EMBED_INPUTS = 2048;
+
+    /** What is wrong with an Embed request before the engine sees it, or null. */
+    static String invalid(io.flotilla.protocol.v1.EmbedRequest r, WorkerIdentity self,
+                          io.flotilla.worker.engine.EmbeddingSupport support) {
+        if (r.getRequestId().isBlank()) {
+            return "request_id is required";
+        }
+        if (!r.getModel().isEmpty() && !r.getModel().equals(self.model())) {
+            return "model '" + r.getModel() + "' is not served by " + self.id() + " (it serves '" + self.model() + "')";
+        }
+        if (r.getInputsCount() == 0) {
+            return "inputs must not be empty";
+        }
+        if (r.getInputsCount() > MAX_EMBED_INPUTS) {
+            return "at most " + MAX_EMBED_INPUTS + " inputs, got " + r.getInputsCount();
+        }
+        for (int i = 0; i < r.getInputsCount(); i++) {
+            if (r.getInputs(i).getTokenIdsCount() == 0) {
+                return "input " + i + " has no token ids";
+            }
+        }
+        return io.flotilla.worker.engine.EmbeddingSupport.refusedDimensions(support, r.getDimensions());
+    }
+
     /** What is wrong with a Prefill request, or null. */
     static String invalid(PrefillRequest r, WorkerIdentity self, EngineCapabilities capabilities) {
         return invalid(r.getRequestId(), r.getModel(), r.getTokenIdsCount(), r.getSampling(), self, capabilities);

@@ -29,4 +29,7 @@ public interface GenerationMeters extends TransferMeters {
 
     /** A request's cache scope was refused (its engine cannot keep tenants apart, or the scope is malformed). */
     void scopeRefused(io.grpc.Status.Code code);
+
+    /** An Embed call answered: {@code inputs} vectors of {@code tokens} tokens in all. */
+    void embedded(int inputs, int tokens);
 }

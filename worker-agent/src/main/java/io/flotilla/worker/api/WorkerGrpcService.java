@@ -4,6 +4,9 @@ import io.flotilla.protocol.v1.ClearKvCacheRequest;
 import io.flotilla.protocol.v1.ClearKvCacheResponse;
 import io.flotilla.protocol.v1.DrainRequest;
 import io.flotilla.protocol.v1.DrainResponse;
+import io.flotilla.protocol.v1.EmbedRequest;
+import io.flotilla.protocol.v1.EmbedResponse;
+import io.flotilla.protocol.v1.Embedding;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.KvSnapshot;
@@ -15,6 +18,7 @@ import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.protocol.v1.ReleaseKvLeaseRequest;
 import io.flotilla.protocol.v1.ReleaseKvLeaseResponse;
 import io.flotilla.protocol.v1.WorkerServiceGrpc;
+import io.flotilla.worker.engine.EmbeddingSupport;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -113,6 +117,63 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
     public void releaseKvLease(ReleaseKvLeaseRequest request, StreamObserver<ReleaseKvLeaseResponse> observer) {
         observer.onNext(ReleaseKvLeaseResponse.newBuilder().setReleased(handoffs.releaseLease(request.getLeaseId())).build());
         observer.onCompleted();
+    }
+
+    /**
+     * The embeddings of the request's inputs, when the engine has {@link EmbeddingSupport}; UNIMPLEMENTED when it has
+     * not (its advertised capabilities carry no embedding, so routers do not send it any), INVALID_ARGUMENT for
+     * what the engine can never embed.
+     */
+    @Override
+    public void embed(EmbedRequest request, StreamObserver<EmbedResponse> observer) {
+        java.util.Optional<EmbeddingSupport> support = local.engine().feature(EmbeddingSupport.class);
+        if (support.isEmpty()) {
+            observer.onError(Status.UNIMPLEMENTED.withDescription("the engine of " + local.identity().id()
+                    + " does not embed").asRuntimeException());
+            return;
+        }
+        String invalid = EngineRequests.invalid(request, local.identity(), support.get());
+        if (invalid != null) {
+            observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
+            return;
+        }
+        java.util.List<int[]> inputs = new java.util.ArrayList<>(request.getInputsCount());
+        int tokens = 0;
+        for (io.flotilla.protocol.v1.EmbedInput input : request.getInputsList()) {
+            int[] ids = new int[input.getTokenIdsCount()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = input.getTokenIds(i);
+            }
+            tokens += ids.length;
+            inputs.add(ids);
+        }
+        int promptTokens = tokens;
+        CompletableFuture<java.util.List<float[]>> vectors;
+        try {
+            vectors = support.get().embed(request.getRequestId(), inputs, request.getDimensions());
+        } catch (RuntimeException e) {
+            vectors = CompletableFuture.failedFuture(e);
+        }
+        vectors.whenComplete((out, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                observer.onError(GrpcErrors.toStatus(cause).asRuntimeException());
+                return;
+            }
+            EmbedResponse.Builder response = EmbedResponse.newBuilder().setPromptTokens(promptTokens)
+                    .setWorkerId(local.identity().id());
+            for (float[] v : out) {
+                Embedding.Builder e = Embedding.newBuilder();
+                for (float x : v) {
+                    e.addValues(x);
+                }
+                response.addEmbeddings(e);
+            }
+            local.metrics().embedded(out.size(), promptTokens);
+            observer.onNext(response.build());
+            observer.onCompleted();
+        });
     }
 
     @Override

@@ -158,12 +158,18 @@ class WorkerConfig {
                 Duration.ofMillis(http.requestTimeoutMs()), Duration.ofMillis(http.replayTimeoutMs()), http.maxInFlight(),
                 http.returnTokenIds());
         boolean sglang = "sglang".equals(properties.engine());
+        if (sglang && http.embeddingDimensions() > 0) {
+            throw new IllegalStateException("flotilla.worker.http.embedding-dimensions: embeddings are passed through to "
+                    + "vLLM (engine openai-http) only, not to SGLang");
+        }
+        OpenAiHttpEngine.Pooling pooling = http.embeddingDimensions() > 0
+                ? new OpenAiHttpEngine.Pooling(http.embeddingDimensions(), http.embeddingTruncatable()) : null;
         return (identity, index, listeners) -> {
             BlockHasher hasher = new BlockHasher(identity.namespace(), identity.blockSize());
             RemoteEngine engine = sglang
                     ? SglangEngine.start(settings, http.serverInfoPath(), hasher, clock, listeners, identity.id() + "-engine")
                     : OpenAiHttpEngine.start(settings, new LoraSettings(properties.lora().paths(),
-                            properties.lora().maxLoaded(), properties.lora().loadMs()), hasher, clock, listeners,
+                            properties.lora().maxLoaded(), properties.lora().loadMs()), pooling, hasher, clock, listeners,
                             identity.id() + "-engine");
             ExternalEngineMeters.bind(engine, registry, WorkerMetrics.tagsOf(identity));
             return engine;

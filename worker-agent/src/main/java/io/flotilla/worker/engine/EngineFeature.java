@@ -7,7 +7,7 @@ package io.flotilla.worker.engine;
  *
  * <p>The features: {@link KvTransferSupport} (prefill-only runs and KV import through Flotilla's transfer agent),
  * {@link EngineKvTransfer} (the engine's own KV connector), {@link KvTierStatus} (tiers below the device),
- * {@link AdapterSupport} (LoRA adapters), {@link EngineMeasurements} (capacity and timing the engine reports or the
+ * {@link AdapterSupport} (LoRA adapters), {@link EmbeddingSupport} (embeddings), {@link EngineMeasurements} (capacity and timing the engine reports or the
  * worker learned from it).
  */
 public interface EngineFeature {

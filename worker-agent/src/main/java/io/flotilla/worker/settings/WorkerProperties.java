@@ -93,6 +93,7 @@ public record WorkerProperties(
      * @param eosTokenId     the token that ends a generation (100257, cl100k_base {@code <|endoftext|>})
      * @param script         scripted mode: a JSON file of rules that give chosen prompts fixed replies
      *                       (tool calls, reasoning, …; see {@code SimScript}); unset: every prompt is sampled
+     * @param embeddingDimensions length of the engine's deterministic embeddings (256); 0: the worker does not embed
      */
     public record Sim(
             @DefaultValue("" + SimEngineConfig.DEFAULT_BLOCK_SIZE) @Min(1) @Max(1024) int blockSize,
@@ -107,7 +108,8 @@ public record WorkerProperties(
             @DefaultValue("0") long seed,
             @DefaultValue("" + SimEngineConfig.DEFAULT_VOCAB_SIZE) @Min(1) int vocabSize,
             @DefaultValue("" + SimEngineConfig.DEFAULT_EOS_TOKEN_ID) @Min(0) int eosTokenId,
-            Path script) {
+            Path script,
+            @DefaultValue("" + SimEngineConfig.DEFAULT_EMBEDDING_DIMENSIONS) @Min(0) @Max(65536) int embeddingDimensions) {
 
         public Sim {
             if (eosTokenId >= vocabSize) {
@@ -133,7 +135,8 @@ public record WorkerProperties(
                     .speedup(speedup)
                     .seed(seed)
                     .vocabSize(vocabSize)
-                    .eosTokenId(eosTokenId);
+                    .eosTokenId(eosTokenId)
+                    .embeddingDimensions(embeddingDimensions);
         }
     }
 
@@ -202,6 +205,10 @@ public record WorkerProperties(
      *                         the engine reports (vLLM {@code num_gpu_blocks}, SGLang {@code max_total_num_tokens}
      *                         / block size). A positive value wins over the engine's
      * @param serverInfoPath   SGLang: path of the server information ({@code max_total_num_tokens}, {@code page_size})
+     * @param embeddingDimensions vLLM: the length of the embeddings of the engine's pooling model, whose
+     *                         {@code /v1/embeddings} the worker then passes embedding requests to; 0 (default): the
+     *                         engine does not embed (a generative model)
+     * @param embeddingTruncatable vLLM: the pooling model is a Matryoshka model (the engine honours {@code dimensions})
      */
     public record Http(
             @DefaultValue("http://localhost:8000") @NotBlank String url,
@@ -221,7 +228,9 @@ public record WorkerProperties(
             @DefaultValue("true") boolean returnTokenIds,
             @DefaultValue("120000") @Min(100) int handoffTtlMs,
             @DefaultValue("0") @Min(0) int kvCapacityBlocks,
-            @DefaultValue("/get_server_info") @NotBlank String serverInfoPath) {
+            @DefaultValue("/get_server_info") @NotBlank String serverInfoPath,
+            @DefaultValue("0") @Min(0) int embeddingDimensions,
+            @DefaultValue("false") boolean embeddingTruncatable) {
     }
 
     /**

@@ -3,6 +3,8 @@ package io.flotilla.worker.engine.openai;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.engine.DeadlineExceededException;
+import io.flotilla.worker.engine.EmbeddingSupport;
+import io.flotilla.worker.engine.EngineFeature;
 import io.flotilla.worker.engine.EngineException;
 import io.flotilla.worker.engine.EngineKvTransfer;
 import io.flotilla.worker.engine.EngineListeners;
@@ -16,6 +18,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -27,9 +30,21 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTransfer {
 
-    private OpenAiHttpEngine(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
-                             EngineListeners listeners, String name) {
+    /** The engine's pooling model, passed through; null when it serves none. */
+    private final PooledEmbeddings embeddings;
+
+    private OpenAiHttpEngine(OpenAiEngineSettings settings, LoraSettings lora, Pooling pooling, BlockHasher hasher,
+                             Clock clock, EngineListeners listeners, String name) {
         super(settings, lora, hasher, clock, listeners, name);
+        this.embeddings = pooling == null ? null : new PooledEmbeddings(pooling.dimensions(), pooling.truncatable(),
+                settings.servedModel(), http, inFlight::refuseIfDraining);
+    }
+
+    /**
+     * The engine serves a pooling model with {@code POST /v1/embeddings}: vectors of {@code dimensions} floats,
+     * shortened on request when {@code truncatable} (Matryoshka).
+     */
+    public record Pooling(int dimensions, boolean truncatable) {
     }
 
     /** An adapter for the engine server {@code settings} names, scraping it (and reading its KV events) from now on. */
@@ -41,9 +56,24 @@ public final class OpenAiHttpEngine extends RemoteEngine implements EngineKvTran
     /** As {@link #start(OpenAiEngineSettings, BlockHasher, Clock, EngineListeners, String)}, loading LoRA adapters as {@code lora} says. */
     public static OpenAiHttpEngine start(OpenAiEngineSettings settings, LoraSettings lora, BlockHasher hasher, Clock clock,
                                          EngineListeners listeners, String name) {
-        OpenAiHttpEngine engine = new OpenAiHttpEngine(settings, lora, hasher, clock, listeners, name);
+        return start(settings, lora, null, hasher, clock, listeners, name);
+    }
+
+    /** As above, with the engine's embeddings passed through when {@code pooling} is not null. */
+    public static OpenAiHttpEngine start(OpenAiEngineSettings settings, LoraSettings lora, Pooling pooling,
+                                         BlockHasher hasher, Clock clock, EngineListeners listeners, String name) {
+        OpenAiHttpEngine engine = new OpenAiHttpEngine(settings, lora, pooling, hasher, clock, listeners, name);
         engine.startScraping();
         return engine;
+    }
+
+    /** {@link EmbeddingSupport} when the engine serves a pooling model ({@link Pooling}), else the remote engine's features. */
+    @Override
+    public <F extends EngineFeature> Optional<F> feature(Class<F> type) {
+        if (type == EmbeddingSupport.class) {
+            return Optional.ofNullable(embeddings).map(type::cast);
+        }
+        return super.feature(type);
     }
 
     /**

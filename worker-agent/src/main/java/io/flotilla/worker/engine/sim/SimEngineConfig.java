@@ -27,11 +27,12 @@ import java.util.Objects;
  * @param tiers            KV tiers below the device pool (host memory, disk); {@link TierSettings#OFF}
  *                         by default; they need KV payloads ({@code kvBytesPerBlock > 0})
  * @param adapters         LoRA adapters, their slots and load time ({@link SimAdapters#NONE})
+ * @param embeddingDimensions length of the engine's embeddings (256); 0: it does not embed
  */
 public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, int maxBatchTokens, int maxWaiting,
                               int maxContextTokens, int kvBytesPerBlock, double speedup, int vocabSize,
                               int eosTokenId, long seed, KvNamespace namespace, TimingModel timing,
-                              TierSettings tiers, SimAdapters adapters) {
+                              TierSettings tiers, SimAdapters adapters, int embeddingDimensions) {
 
     public static final int DEFAULT_BLOCK_SIZE = 16;
     public static final int DEFAULT_TOTAL_BLOCKS = 8192;
@@ -42,6 +43,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
     public static final int DEFAULT_KV_BYTES_PER_BLOCK = 16 * 1024;
     public static final int DEFAULT_VOCAB_SIZE = 100277;
     public static final int DEFAULT_EOS_TOKEN_ID = 100257;
+    public static final int DEFAULT_EMBEDDING_DIMENSIONS = 256;
 
     public SimEngineConfig {
         Objects.requireNonNull(namespace, "namespace");
@@ -64,6 +66,9 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
             throw new IllegalArgumentException("speedup must be positive and finite, got " + speedup);
         }
         positive("vocabSize", vocabSize);
+        if (embeddingDimensions < 0) {
+            throw new IllegalArgumentException("embeddingDimensions must not be negative, got " + embeddingDimensions);
+        }
         if (eosTokenId < 0 || eosTokenId >= vocabSize) {
             throw new IllegalArgumentException("eosTokenId " + eosTokenId + " is outside [0, " + vocabSize + ")");
         }
@@ -81,7 +86,8 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         return new Builder().blockSize(blockSize).totalBlocks(totalBlocks).maxRunning(maxRunning)
                 .maxBatchTokens(maxBatchTokens).maxWaiting(maxWaiting).maxContextTokens(maxContextTokens)
                 .kvBytesPerBlock(kvBytesPerBlock).speedup(speedup).vocabSize(vocabSize).eosTokenId(eosTokenId)
-                .seed(seed).namespace(namespace).timing(timing).tiers(tiers).adapters(adapters);
+                .seed(seed).namespace(namespace).timing(timing).tiers(tiers).adapters(adapters)
+                .embeddingDimensions(embeddingDimensions);
     }
 
     /** Tokens the whole pool can hold. */
@@ -112,6 +118,7 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         private TimingModel timing = TimingModel.DEFAULT;
         private TierSettings tiers = TierSettings.OFF;
         private SimAdapters adapters = SimAdapters.NONE;
+        private int embeddingDimensions = DEFAULT_EMBEDDING_DIMENSIONS;
 
         private Builder() {
         }
@@ -131,12 +138,14 @@ public record SimEngineConfig(int blockSize, int totalBlocks, int maxRunning, in
         public Builder timing(TimingModel v) { timing = v; return this; }
         public Builder tiers(TierSettings v) { tiers = v; return this; }
         public Builder adapters(SimAdapters v) { adapters = v; return this; }
+        public Builder embeddingDimensions(int v) { embeddingDimensions = v; return this; }
 
         public SimEngineConfig build() {
             KvNamespace ns = namespace != null ? namespace
                     : KvNamespace.of("mock-model", "cl100k_base", KvNamespace.pagedLayout("bf16", blockSize));
             return new SimEngineConfig(blockSize, totalBlocks, maxRunning, maxBatchTokens, maxWaiting,
-                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing, tiers, adapters);
+                    maxContextTokens, kvBytesPerBlock, speedup, vocabSize, eosTokenId, seed, ns, timing, tiers, adapters,
+                    embeddingDimensions);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.flotilla.worker.engine.sim;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.engine.AdapterSupport;
+import io.flotilla.worker.engine.EmbeddingSupport;
 import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.EngineFeature;
 import io.flotilla.worker.engine.EngineListeners;
@@ -67,6 +68,8 @@ public final class SimulatedEngine implements Engine {
     private final EngineListeners listeners;
     /** Present when LoRA adapters are configured. */
     private final AdapterSupport adapterSupport;
+    /** Present unless embeddings are off ({@code embeddingDimensions} 0). */
+    private final SimEmbeddings embeddings;
     private Thread driver;
     private boolean closed;
     private CompletableFuture<Void> drained;
@@ -99,6 +102,8 @@ public final class SimulatedEngine implements Engine {
         }
         scheduler.adapters().setListener(listeners.adaptersChanged());
         this.adapterSupport = scheduler.adapters().enabled() ? () -> withScheduler(s -> s.adapters().status()) : null;
+        this.embeddings = config.embeddingDimensions() > 0 ? new SimEmbeddings(config.embeddingDimensions(),
+                config.vocabSize(), config.maxContextTokens(), config.seed()) : null;
         lock.lock();
         try {
             scheduler.flushEvents();
@@ -208,13 +213,15 @@ public final class SimulatedEngine implements Engine {
 
     /**
      * {@link KvTransferSupport} when KV payloads are enabled ({@code kvBytesPerBlock > 0}), {@link KvTierStatus} when
-     * it has tiers below the device, {@link AdapterSupport} when LoRA adapters are configured.
+     * it has tiers below the device, {@link AdapterSupport} when LoRA adapters are configured,
+     * {@link EmbeddingSupport} unless embeddings are off ({@link SimEmbeddings}).
      */
     @Override
     public <F extends EngineFeature> Optional<F> feature(Class<F> type) {
         Object feature = type == KvTransferSupport.class ? transfer
                 : type == KvTierStatus.class ? tierStatus
                 : type == AdapterSupport.class ? adapterSupport
+                : type == EmbeddingSupport.class ? embeddings
                 : null;
         return Optional.ofNullable(feature).map(type::cast);
     }

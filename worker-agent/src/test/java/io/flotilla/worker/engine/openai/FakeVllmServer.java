@@ -120,7 +120,62 @@ public final class FakeVllmServer implements AutoCloseable {
         server.createContext("/v1/models", this::models);
         server.createContext("/v1/load_lora_adapter", this::loadLora);
         server.createContext("/v1/unload_lora_adapter", this::unloadLora);
+        server.createContext("/v1/embeddings", this::embeddings);
         server.start();
+    }
+
+    /** Length of the pooling model's vectors; 0: a generative model, whose {@code /v1/embeddings} answers 400. */
+    volatile int embeddingDimensions;
+    /** The pooling model is a Matryoshka model (it honours {@code dimensions}). */
+    volatile boolean matryoshka;
+    /** Bodies of every {@code /v1/embeddings} request, in arrival order. */
+    final List<JsonNode> embedRequests = new CopyOnWriteArrayList<>();
+
+    /**
+     * vLLM's embeddings endpoint as a pooling model answers it: one unit vector per token-id input, in the order
+     * given; each value a function of the input's ids, so equal inputs give equal vectors.
+     */
+    private void embeddings(HttpExchange ex) throws IOException {
+        JsonNode req = JSON.readTree(ex.getRequestBody().readAllBytes());
+        embedRequests.add(req);
+        int dims = embeddingDimensions;
+        if (dims == 0) {
+            reply(ex, 400, "application/json", "{\"object\":\"error\",\"message\":\"The model does not support "
+                    + "Embeddings API\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}");
+            return;
+        }
+        if (req.has("dimensions")) {
+            if (!matryoshka) {
+                reply(ex, 400, "application/json", "{\"object\":\"error\",\"message\":\"Model \\\"" + servedModel
+                        + "\\\" does not support matryoshka representation, changing output dimensions will lead to "
+                        + "poor results.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}");
+                return;
+            }
+            dims = req.get("dimensions").asInt();
+        }
+        var root = JSON.createObjectNode().put("object", "list").put("model", servedModel);
+        var data = root.putArray("data");
+        int tokens = 0;
+        for (int i = 0; i < req.path("input").size(); i++) {
+            JsonNode ids = req.path("input").get(i);
+            long sum = 0;
+            for (JsonNode id : ids) {
+                sum += id.asLong();
+            }
+            tokens += ids.size();
+            double[] v = new double[dims];
+            double norm = 0;
+            for (int d = 0; d < dims; d++) {
+                v[d] = Math.cos((sum + 1) * (d + 1) * 0.01);
+                norm += v[d] * v[d];
+            }
+            var vector = data.addObject().put("object", "embedding").put("index", i).putArray("embedding");
+            for (int d = 0; d < dims; d++) {
+                vector.add((float) (v[d] / Math.sqrt(norm)));
+            }
+        }
+        root.putObject("usage").put("prompt_tokens", tokens).put("total_tokens", tokens);
+        reply(ex, 200, "application/json", root.toString());
     }
 
     /** LoRA adapters loaded in the fake engine (name → path), as {@code /v1/models} lists them. */

@@ -53,5 +53,8 @@ class HttpEnginePropertiesTest {
         assertThat(http.replayTimeoutMs()).isEqualTo(1000);
         assertThat(http.maxInFlight()).isEqualTo(1024);
         assertThat(http.returnTokenIds()).isTrue();
+        assertThat(http.embeddingDimensions()).as("a vLLM worker embeds only when told its pooling model").isZero();
+        assertThat(http.embeddingTruncatable()).isFalse();
+        assertThat(bind(Map.of()).sim().embeddingDimensions()).isEqualTo(256);
     }
 }

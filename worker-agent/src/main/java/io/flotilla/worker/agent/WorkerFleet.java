@@ -1,5 +1,6 @@
 package io.flotilla.worker.agent;
 
+import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.WorkerCapacity;
@@ -100,35 +101,18 @@ public final class WorkerFleet implements SmartLifecycle {
         try {
             for (int i = 0; i < properties.instances(); i++) {
                 long epoch = EPOCHS.nextLong();
-                WorkerIdentity id = new WorkerIdentity(properties.workerId(i), epoch == 0 ? 1 : epoch, role, namespace,
-                        sim.blockSize(), host + ":" + properties.grpcPort(i), host + ":" + properties.transferPort(i),
-                        host + ":" + managementPort);
-                KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
-                Timer steps = WorkerMetrics.stepTimer(registry, id);
-                // the engine exists before the worker that advertises it: adapter changes reach the worker once built
-                AtomicReference<WorkerInstance> built = new AtomicReference<>();
-                Engine engine = engines.create(id, i, new EngineListeners(events, ms -> WorkerMetrics.recordStep(steps, ms),
-                        () -> {
-                            WorkerInstance w = built.get();
-                            if (w != null) {
-                                w.advertiseNow();
-                            }
-                        }));
-                Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
-                        : Advertisement.external(engine, properties.http().kvCapacityBlocks());
-                StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
-                        new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
-                WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
-                engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
-                engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);
-                LocalGenerate local = new LocalGenerate(id, engine, metrics, observations, properties.engine());
-                HandoffPath handoffs = handoffPath(id, engine, local, i);
-                WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
-                        deadline -> WorkerInstance.drain(id, engine, status, deadline));
-                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, service,
-                        List.of(new ObservationGrpcServerInterceptor(observations)), properties.grpcPort(i), scheduler,
-                        properties.heartbeatMs(), properties.loadReportMs());
-                built.set(worker);
+                // bound before the identity is made: with grpc-port 0 the port advertised is the one the kernel gave
+                GrpcEndpoint endpoint = new GrpcEndpoint(properties.workerId(i), "0.0.0.0", properties.grpcPort(i), List.of(),
+                        List.of(new ObservationGrpcServerInterceptor(observations))).start();
+                WorkerInstance worker;
+                try {
+                    worker = build(i, new WorkerIdentity(properties.workerId(i), epoch == 0 ? 1 : epoch, role, namespace,
+                            sim.blockSize(), host + ":" + endpoint.port(), host + ":" + properties.transferPort(i),
+                            host + ":" + managementPort), endpoint, capacity);
+                } catch (RuntimeException e) {
+                    endpoint.close();
+                    throw e;
+                }
                 workers.add(worker);
                 worker.start();
             }
@@ -137,6 +121,36 @@ public final class WorkerFleet implements SmartLifecycle {
             throw e;
         }
         running = true;
+    }
+
+    /** Worker i of this JVM on its bound {@code endpoint}: engine, event stream, status, metrics, WorkerService. */
+    private WorkerInstance build(int i, WorkerIdentity id, GrpcEndpoint endpoint, WorkerCapacity capacity) {
+        KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
+        Timer steps = WorkerMetrics.stepTimer(registry, id);
+        // the engine exists before the worker that advertises it: adapter changes reach the worker once built
+        AtomicReference<WorkerInstance> built = new AtomicReference<>();
+        Engine engine = engines.create(id, i, new EngineListeners(events, ms -> WorkerMetrics.recordStep(steps, ms),
+                () -> {
+                    WorkerInstance w = built.get();
+                    if (w != null) {
+                        w.advertiseNow();
+                    }
+                }));
+        Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
+                : Advertisement.external(engine, properties.http().kvCapacityBlocks());
+        StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
+                new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
+        WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
+        engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
+        engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);
+        LocalGenerate local = new LocalGenerate(id, engine, metrics, observations, properties.engine());
+        HandoffPath handoffs = handoffPath(id, engine, local, i);
+        WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
+                deadline -> WorkerInstance.drain(id, engine, status, deadline));
+        WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, endpoint, service,
+                scheduler, properties.heartbeatMs(), properties.loadReportMs());
+        built.set(worker);
+        return worker;
     }
 
     /**
@@ -161,6 +175,12 @@ public final class WorkerFleet implements SmartLifecycle {
             log.warn("{}: the engine cannot hand KV off (simulated engines need kv-bytes-per-block > 0); "
                     + "Prefill is refused and handoffs are prefilled locally", id.id());
             return new LocalKvPath(local);
+        }
+        if (properties.transferPort(i) == 0) {
+            engine.close();
+            throw new IllegalStateException(id.id() + ": flotilla.worker.transfer-port 0 cannot be advertised; give the "
+                    + "transfer agent a port, or turn it off (flotilla.worker.transfer.enabled=false, or "
+                    + "flotilla.worker.sim.kv-bytes-per-block=0)");
         }
         try {
             String host = settings.listenHost() == null || settings.listenHost().isBlank()

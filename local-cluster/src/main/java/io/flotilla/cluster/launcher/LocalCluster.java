@@ -74,6 +74,14 @@ public final class LocalCluster {
         return this;
     }
 
+    /** The simulated fleet of the next {@code up} ({@link FleetOptions#NONE} unless set): its JVMs join the services. */
+    private FleetOptions fleet = FleetOptions.NONE;
+
+    public LocalCluster fleet(FleetOptions f) {
+        this.fleet = f;
+        return this;
+    }
+
     /** How the workers of the next {@code up} compile, and so every worker started later in that cluster. */
     private WorkerJit workerJit = WorkerJit.QUICK;
 
@@ -204,6 +212,11 @@ public final class LocalCluster {
                         + "existing Redis), or --redis none (every gateway counts its limits alone)");
             }
             checkPortsFree(layout, externalKafka == null);
+            for (ServiceSpec s : fleet.services(layout)) {
+                if (ProcessControl.portInUse(s.managementPort())) {
+                    throw new LauncherException("port " + s.managementPort() + " (" + s.name() + " mgmt) is already in use");
+                }
+            }
             if (observability.launchZipkin() && ProcessControl.portInUse(ZipkinServer.PORT)) {
                 throw new LauncherException("port " + ZipkinServer.PORT + " (zipkin) is already in use; stop what holds it "
                         + "or pass --tracing-endpoint URL instead of --tracing");
@@ -213,6 +226,7 @@ public final class LocalCluster {
                         + "; fetch it with ./mvnw -pl local-cluster dependency:copy@copy-zipkin-server (bin/flotilla up --tracing does)");
             }
             record(state, layout, planner, engines);
+            fleet.save(state);
             observability.save(state);
             state.setLayout("cds", Boolean.toString(classDataSharing));
             workerJit.save(state);
@@ -238,7 +252,7 @@ public final class LocalCluster {
                 // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
-                List<ServiceSpec> specs = layout.services(planner, engines).stream()
+                List<ServiceSpec> specs = withFleet(layout.services(planner, engines), fleet.services(layout)).stream()
                         .map(spec -> observability.apply(tenancy.apply(spec, modelNames(layout)))).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec, classDataSharing, workerJit);
@@ -264,6 +278,14 @@ public final class LocalCluster {
                 throw (RuntimeException) e;
             }
         }
+    }
+
+    /** {@code services} with the fleet's JVMs before the gateways (which start last, as ever). */
+    private static List<ServiceSpec> withFleet(List<ServiceSpec> services, List<ServiceSpec> fleetJvms) {
+        List<ServiceSpec> out = new ArrayList<>(services.stream().filter(s -> !s.module().equals("gateway-service")).toList());
+        out.addAll(fleetJvms);
+        out.addAll(services.stream().filter(s -> s.module().equals("gateway-service")).toList());
+        return out;
     }
 
     /**

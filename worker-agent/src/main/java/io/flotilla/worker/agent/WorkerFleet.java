@@ -2,6 +2,7 @@ package io.flotilla.worker.agent;
 
 import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.hash.KvNamespace;
+import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -42,7 +43,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The workers of this JVM ({@code flotilla.worker.instances}, usually one). Started after the
  * context is ready, stopped first on shutdown so every worker publishes STOPPED before Kafka and
- * the web server go away.
+ * the web server go away. Co-hosted workers share the Kafka producer, the report scheduler, the KV
+ * event sender thread and gRPC's event loops and executor; per worker there is a listening socket, an
+ * engine (a simulated one parks its one thread while idle) and its state.
  */
 public final class WorkerFleet implements SmartLifecycle {
 
@@ -59,6 +62,8 @@ public final class WorkerFleet implements SmartLifecycle {
     private final EngineTiming timing;
     private final ObservationRegistry observations;
     private final List<WorkerInstance> workers = new ArrayList<>();
+    /** Every worker's KV event batches to the producer, on one thread (see {@link KvEventPublisher}). */
+    private BoundedSender<Runnable> kvSender;
     private volatile boolean running;
 
     public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
@@ -98,6 +103,7 @@ public final class WorkerFleet implements SmartLifecycle {
         KvNamespace namespace = KvNamespace.of(properties.model(), properties.tokenizerId(), properties.kvLayout());
         WorkerRole role = WorkerRole.valueOf("WORKER_ROLE_" + properties.role().toUpperCase(Locale.ROOT));
         String host = properties.advertisedHost();
+        kvSender = new BoundedSender<>("kv-events", properties.eventBuffer() * properties.instances(), Runnable::run);
         try {
             for (int i = 0; i < properties.instances(); i++) {
                 long epoch = EPOCHS.nextLong();
@@ -125,7 +131,7 @@ public final class WorkerFleet implements SmartLifecycle {
 
     /** Worker i of this JVM on its bound {@code endpoint}: engine, event stream, status, metrics, WorkerService. */
     private WorkerInstance build(int i, WorkerIdentity id, GrpcEndpoint endpoint, WorkerCapacity capacity) {
-        KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
+        KvEventPublisher events = new KvEventPublisher(id, producer, clock, kvSender);
         Timer steps = WorkerMetrics.stepTimer(registry, id);
         // the engine exists before the worker that advertises it: adapter changes reach the worker once built
         AtomicReference<WorkerInstance> built = new AtomicReference<>();
@@ -199,6 +205,9 @@ public final class WorkerFleet implements SmartLifecycle {
             workers.get(i).close();
         }
         workers.clear();
+        if (kvSender != null) {
+            kvSender.close(); // after the workers: their last batches go out
+        }
         producer.flush();
         running = false;
     }

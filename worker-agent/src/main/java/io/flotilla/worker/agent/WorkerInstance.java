@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One worker: its engine, its WorkerService endpoint and its state publishing. Several can live in
- * one JVM (simulated fleets); they share the Kafka producer, the report scheduler and gRPC's event
+ * one JVM (simulated fleets); they share the Kafka producer, the report scheduler, the KV event sender and gRPC's event
  * loops and executor; each has its own listening socket, engine and state. The WorkerService is built
  * by {@link WorkerFleet} from the engine and the worker's {@link HandoffPath}; it does not know this class.
  * The endpoint comes bound (its port is in the identity) and serves the WorkerService from {@link #start()}.

@@ -382,6 +382,12 @@ public final class LocalCluster {
 
     /** SIGKILL worker n, for failure drills. */
     public RunningService killWorker(int n) {
+        try (LauncherLock ignored = lock()) {
+            if (FleetOptions.load(ClusterState.load(stateDir)).enabled()) {
+                throw new LauncherException("this cluster runs its workers as a --fleet: SIGKILL a fleet JVM (fleet-j, "
+                        + "pids in bin/flotilla status) to drop its workers at once");
+            }
+        }
         return kill(Ports.workerId(n));
     }
 
@@ -413,7 +419,13 @@ public final class LocalCluster {
      * scales a pool up by more than one).
      */
     public RunningService startWorker(int n, Duration timeout) {
-        return start(Ports.workerId(n), (layout, state) -> layout.worker(n, ExternalEngines.load(state)), timeout);
+        return start(Ports.workerId(n), (layout, state) -> {
+            if (FleetOptions.load(state).enabled()) { // worker-n lives in a fleet JVM: a second one would share its id
+                throw new LauncherException("this cluster runs its workers as a --fleet; start-worker starts a worker of a "
+                        + "--workers cluster (a fleet JVM is stopped and started as a whole with down and up)");
+            }
+            return layout.worker(n, ExternalEngines.load(state));
+        }, timeout);
     }
 
     /** Starts router replica n (again), configured as {@code up} configured it, and waits until it is healthy. */

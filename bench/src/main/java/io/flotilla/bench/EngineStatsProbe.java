@@ -109,16 +109,30 @@ final class EngineStatsProbe {
         return new Snapshot(gateway[0], gateway[1], gateway[2], workers);
     }
 
+    /**
+     * Worker {@code id}'s management port: the launcher's record of it, else the launcher's plan from its gRPC
+     * port (7100+n → 8100+n); empty when the gRPC port is outside that plan (a fleet's workers bind free ports and
+     * share their JVM's management port).
+     */
+    static java.util.OptionalInt managementPort(String id, String endpoint, Properties state) {
+        String mgmt = state.getProperty(id + ".mgmt");
+        if (mgmt != null && !mgmt.equals("0")) {
+            return java.util.OptionalInt.of(Integer.parseInt(mgmt));
+        }
+        int grpc = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+        if (grpc < Ports.WORKER_GRPC_BASE || grpc >= Ports.WORKER_TRANSFER_BASE) {
+            return java.util.OptionalInt.empty();
+        }
+        return java.util.OptionalInt.of(Ports.workerManagement(grpc - Ports.WORKER_GRPC_BASE));
+    }
+
     /** {checks, disagree, reused, evaluated, cpu ms} of one worker, or null when it has no llama.cpp counters. */
     private static double[] worker(HttpClient http, ClusterAdmin.Worker w, Properties state, PrintStream err) {
-        String mgmt = state.getProperty(w.id() + ".mgmt");
-        int port;
-        if (mgmt != null && !mgmt.equals("0")) {
-            port = Integer.parseInt(mgmt);
-        } else {
-            int grpc = Integer.parseInt(w.endpoint().substring(w.endpoint().lastIndexOf(':') + 1));
-            port = Ports.workerManagement(grpc - Ports.WORKER_GRPC_BASE);
+        java.util.OptionalInt known = managementPort(w.id(), w.endpoint(), state);
+        if (known.isEmpty()) {
+            return null; // a fleet's worker (a simulated engine, no llama.cpp counters): its port says nothing
         }
+        int port = known.getAsInt();
         String host = w.endpoint().substring(0, w.endpoint().lastIndexOf(':'));
         PrometheusText m;
         try {

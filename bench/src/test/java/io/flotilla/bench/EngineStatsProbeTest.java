@@ -49,4 +49,13 @@ class EngineStatsProbeTest {
         assertThat(EngineStatsProbe.cpuMs(null)).isNaN();
         assertThat(EngineStatsProbe.cpuMs("999999999")).isNaN();
     }
+
+    @Test
+    void aWorkersManagementPortIsTheRecordedOneThePlannedOneOrUnknownInAFleet() {
+        java.util.Properties state = new java.util.Properties();
+        state.setProperty("worker-1.mgmt", "8101");
+        assertThat(EngineStatsProbe.managementPort("worker-1", "127.0.0.1:7101", state)).hasValue(8101);
+        assertThat(EngineStatsProbe.managementPort("worker-2", "127.0.0.1:7102", state)).hasValue(8102);
+        assertThat(EngineStatsProbe.managementPort("worker-900", "127.0.0.1:41711", state)).as("a fleet's free port").isEmpty();
+    }
 }

@@ -59,8 +59,15 @@ public final class FlotillaCli {
     static final class Up implements Callable<Integer> {
         @Option(names = {"-d", "--detach"}, description = "Return once the cluster is up and leave it running.")
         boolean detach;
-        @Option(names = "--workers", defaultValue = "2", description = "Aggregated simulated workers (default ${DEFAULT-VALUE}).")
-        int workers;
+        @Option(names = "--workers", description = "Aggregated simulated workers (default 2).")
+        Integer workers;
+        @Option(names = "--fleet", paramLabel = "N",
+                description = "N simulated workers instead of --workers, --fleet-per-jvm to a worker JVM, each binding a free "
+                        + "gRPC port; engines without KV payloads (for routing and membership at scale).")
+        Integer fleet;
+        @Option(names = "--fleet-per-jvm", paramLabel = "K",
+                description = "With --fleet: workers per worker JVM (default " + FleetOptions.DEFAULT_PER_JVM + ").")
+        Integer fleetPerJvm;
         @Option(names = "--prefill", defaultValue = "0", description = "Prefill workers (P/D layout).")
         int prefill;
         @Option(names = "--decode", defaultValue = "0", description = "Decode workers (P/D layout).")
@@ -267,6 +274,14 @@ public final class FlotillaCli {
             if (!(simSpeedup > 0) || Double.isInfinite(simSpeedup)) {
                 throw new LauncherException("--sim-speedup must be a positive number");
             }
+            FleetOptions fleetOptions = fleet(fleet, fleetPerJvm);
+            if (fleetOptions.enabled() && (workers != null || prefill + decode > 0 || !"sim".equals(engine)
+                    || models.size() > 1 || "local".equals(planner) || kvbmHost != null || kvbmDisk != null)) {
+                throw new LauncherException("--fleet runs simulated aggregated workers of one model: it replaces --workers, "
+                        + "--prefill and --decode, and takes no --engine other than sim, no second --model, no --planner "
+                        + "local and no --kvbm-host or --kvbm-disk");
+            }
+            int workers = fleetOptions.enabled() ? 0 : this.workers == null ? 2 : this.workers;
             if (workers < 0 || prefill < 0 || decode < 0) {
                 throw new LauncherException("worker counts must not be negative");
             }
@@ -280,7 +295,7 @@ public final class FlotillaCli {
                 throw new LauncherException("--router-mode must be kv, load, round-robin or random, not " + routerMode);
             }
             int aggregated = prefill + decode > 0 ? 0 : workers;
-            if (aggregated + prefill + decode == 0) {
+            if (aggregated + prefill + decode == 0 && !fleetOptions.enabled()) {
                 throw new LauncherException("a cluster needs at least one worker");
             }
             PlannerOptions plannerOptions = PlannerOptions.parse(planner, plannerInterval, plannerOpts);
@@ -326,7 +341,7 @@ public final class FlotillaCli {
             tenancy.checkAgainst(gatewayOptions);
             Observability observability = Observability.parse(tracing, tracingEndpoint, tracingSample, jsonLogs);
             LocalCluster cluster = new LocalCluster(home(), stateDir(), System.out, !noCds).tenancy(tenancy)
-                    .workerJit(WorkerJit.parse(workerJit)).observability(observability);
+                    .workerJit(WorkerJit.parse(workerJit)).observability(observability).fleet(fleetOptions);
             List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
                     plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
                     Duration.ofSeconds(timeoutSeconds));
@@ -345,6 +360,19 @@ public final class FlotillaCli {
             stopped.await();
             return 0;
         }
+    }
+
+    private static FleetOptions fleet(Integer fleet, Integer perJvm) {
+        if (fleet == null) {
+            if (perJvm != null) {
+                throw new LauncherException("--fleet-per-jvm sizes the JVMs of a --fleet; give --fleet N");
+            }
+            return FleetOptions.NONE;
+        }
+        if (fleet < 1) {
+            throw new LauncherException("--fleet needs at least one worker: " + fleet);
+        }
+        return new FleetOptions(fleet, perJvm == null ? FleetOptions.DEFAULT_PER_JVM : perJvm);
     }
 
     @Command(name = "down", description = "Stop every process of the cluster (SIGTERM, then SIGKILL after the grace period).")

@@ -74,6 +74,14 @@ public final class LocalCluster {
         return this;
     }
 
+    /** The simulated fleet of the next {@code up} ({@link FleetOptions#NONE} unless set): its JVMs join the services. */
+    private FleetOptions fleet = FleetOptions.NONE;
+
+    public LocalCluster fleet(FleetOptions f) {
+        this.fleet = f;
+        return this;
+    }
+
     /** How the workers of the next {@code up} compile, and so every worker started later in that cluster. */
     private WorkerJit workerJit = WorkerJit.QUICK;
 
@@ -204,6 +212,11 @@ public final class LocalCluster {
                         + "existing Redis), or --redis none (every gateway counts its limits alone)");
             }
             checkPortsFree(layout, externalKafka == null);
+            for (ServiceSpec s : fleet.services(layout)) {
+                if (ProcessControl.portInUse(s.managementPort())) {
+                    throw new LauncherException("port " + s.managementPort() + " (" + s.name() + " mgmt) is already in use");
+                }
+            }
             if (observability.launchZipkin() && ProcessControl.portInUse(ZipkinServer.PORT)) {
                 throw new LauncherException("port " + ZipkinServer.PORT + " (zipkin) is already in use; stop what holds it "
                         + "or pass --tracing-endpoint URL instead of --tracing");
@@ -213,6 +226,7 @@ public final class LocalCluster {
                         + "; fetch it with ./mvnw -pl local-cluster dependency:copy@copy-zipkin-server (bin/flotilla up --tracing does)");
             }
             record(state, layout, planner, engines);
+            fleet.save(state);
             observability.save(state);
             state.setLayout("cds", Boolean.toString(classDataSharing));
             workerJit.save(state);
@@ -238,7 +252,7 @@ public final class LocalCluster {
                 // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
-                List<ServiceSpec> specs = layout.services(planner, engines).stream()
+                List<ServiceSpec> specs = withFleet(layout.services(planner, engines), fleet.services(layout)).stream()
                         .map(spec -> observability.apply(tenancy.apply(spec, modelNames(layout)))).toList();
                 for (ServiceSpec spec : specs) {
                     RunningService s = processes.launch(spec, classDataSharing, workerJit);
@@ -264,6 +278,14 @@ public final class LocalCluster {
                 throw (RuntimeException) e;
             }
         }
+    }
+
+    /** {@code services} with the fleet's JVMs before the gateways (which start last, as ever). */
+    private static List<ServiceSpec> withFleet(List<ServiceSpec> services, List<ServiceSpec> fleetJvms) {
+        List<ServiceSpec> out = new ArrayList<>(services.stream().filter(s -> !s.module().equals("gateway-service")).toList());
+        out.addAll(fleetJvms);
+        out.addAll(services.stream().filter(s -> s.module().equals("gateway-service")).toList());
+        return out;
     }
 
     /**
@@ -360,6 +382,12 @@ public final class LocalCluster {
 
     /** SIGKILL worker n, for failure drills. */
     public RunningService killWorker(int n) {
+        try (LauncherLock ignored = lock()) {
+            if (FleetOptions.load(ClusterState.load(stateDir)).enabled()) {
+                throw new LauncherException("this cluster runs its workers as a --fleet: SIGKILL a fleet JVM (fleet-j, "
+                        + "pids in bin/flotilla status) to drop its workers at once");
+            }
+        }
         return kill(Ports.workerId(n));
     }
 
@@ -391,7 +419,13 @@ public final class LocalCluster {
      * scales a pool up by more than one).
      */
     public RunningService startWorker(int n, Duration timeout) {
-        return start(Ports.workerId(n), (layout, state) -> layout.worker(n, ExternalEngines.load(state)), timeout);
+        return start(Ports.workerId(n), (layout, state) -> {
+            if (FleetOptions.load(state).enabled()) { // worker-n lives in a fleet JVM: a second one would share its id
+                throw new LauncherException("this cluster runs its workers as a --fleet; start-worker starts a worker of a "
+                        + "--workers cluster (a fleet JVM is stopped and started as a whole with down and up)");
+            }
+            return layout.worker(n, ExternalEngines.load(state));
+        }, timeout);
     }
 
     /** Starts router replica n (again), configured as {@code up} configured it, and waits until it is healthy. */

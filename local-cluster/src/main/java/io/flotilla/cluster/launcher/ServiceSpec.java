@@ -41,8 +41,9 @@ public record ServiceSpec(String name, String module, Map<String, Integer> ports
         return new ServiceSpec(name, module, ports, managementPort, all, heap, directMemory);
     }
 
+    /** A worker JVM: one worker ({@code worker-n}) or a fleet of them ({@code fleet-j}). */
     public boolean isWorker() {
-        return name.startsWith("worker-");
+        return "worker-agent".equals(module);
     }
 
     public String portSummary() {

@@ -10,6 +10,7 @@ import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.grpc.util.MutableHandlerRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * One gRPC server on a TCP port with the standard health and server-reflection services (so {@code grpcurl
  * list} and {@code grpcurl describe} work without the .proto files). Services wrap it in their own
- * lifecycle; a worker JVM that simulates many workers runs one endpoint per worker.
+ * lifecycle; a worker JVM that simulates many workers runs one endpoint per worker. Every endpoint of a JVM
+ * shares gRPC's default Netty event loops and call executor (or the {@link SharedEventLoop} it is put on):
+ * an endpoint costs a listening socket, not a thread.
+ *
+ * <p>Services given at construction are served from the start; {@link #addService} adds one to a started
+ * endpoint, so an endpoint can bind port 0 first and its owner advertise the port it got.
  */
 public final class GrpcEndpoint implements AutoCloseable {
 
@@ -37,6 +43,7 @@ public final class GrpcEndpoint implements AutoCloseable {
     private final List<ServerInterceptor> interceptors;
     private final Set<String> inlineMethods;
     private final HealthStatusManager health = new HealthStatusManager();
+    private final MutableHandlerRegistry added = new MutableHandlerRegistry();
     private SharedEventLoop loop;
     private Server server;
 
@@ -82,7 +89,8 @@ public final class GrpcEndpoint implements AutoCloseable {
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .addService(health.getHealthService())
-                .addService(ProtoReflectionServiceV1.newInstance());
+                .addService(ProtoReflectionServiceV1.newInstance())
+                .fallbackHandlerRegistry(added);
         if (loop != null) {
             loop.serve(builder);
         }
@@ -118,6 +126,16 @@ public final class GrpcEndpoint implements AutoCloseable {
             s.bindService().getMethods().forEach(m -> out.add(m.getMethodDescriptor().getFullMethodName()));
         }
         return out;
+    }
+
+    /**
+     * Serves {@code service} (behind this endpoint's interceptors) from now on, on a started endpoint too.
+     * Until then its methods answer UNIMPLEMENTED; they run where the endpoint runs methods not named inline
+     * (on the transport thread when every constructed method is inline).
+     */
+    public GrpcEndpoint addService(BindableService service) {
+        added.addService(ServerInterceptors.intercept(service, interceptors));
+        return this;
     }
 
     /** The bound port (useful when started on port 0). */

@@ -154,4 +154,25 @@ class GrpcEndpointTest {
             }
         }
     }
+
+    /** A worker binds port 0, advertises the port it got, then serves: UNIMPLEMENTED before, answered after. */
+    @Test
+    void aServiceAddedToAStartedEndpointIsServedOnItsBoundPort() {
+        try (GrpcEndpoint endpoint = new GrpcEndpoint("test", "127.0.0.1", 0, List.of()).start()) {
+            assertThat(endpoint.port()).isPositive();
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", endpoint.port()).usePlaintext().build();
+            try {
+                var stub = IndexerServiceGrpc.newBlockingStub(channel);
+                assertThatThrownBy(() -> stub.stats(IndexerStatsRequest.getDefaultInstance()))
+                        .isInstanceOfSatisfying(StatusRuntimeException.class,
+                                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
+                ThreadRecorder service = new ThreadRecorder();
+                endpoint.addService(service);
+                assertThat(stub.stats(IndexerStatsRequest.getDefaultInstance())).isNotNull();
+                assertThat(service.threads).containsKey("Stats");
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+    }
 }

@@ -20,9 +20,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Batch {@code seq} is the engine's event position, so it grows by exactly one per batch and a
  * snapshot's position is directly comparable with it. The engine thread only enqueues; a sender
- * thread hands batches to the Kafka producer. When Kafka is slow or down the queue fills up to its
- * bound, after which batches are dropped and counted: the consumer sees a seq gap and repairs it
- * from {@code GetKvSnapshot}. Nothing here ever blocks the engine.
+ * thread hands batches to the Kafka producer. That sender is the JVM's, shared by every worker in it
+ * ({@link WorkerFleet}): a thread per worker that wakes to poll its queue costs a fleet of hundreds of
+ * workers per JVM more than their idle engines do. When Kafka is slow or down the queue fills up to its
+ * bound (shared too: all workers of a JVM share the producer, so they are slow together), after which
+ * batches are dropped and counted per worker: the consumer sees a seq gap and repairs it from
+ * {@code GetKvSnapshot}. Nothing here ever blocks the engine. Batches of one worker are sent in order.
  */
 public final class KvEventPublisher implements KvEventListener, AutoCloseable {
 
@@ -31,15 +34,19 @@ public final class KvEventPublisher implements KvEventListener, AutoCloseable {
     private final WorkerIdentity identity;
     private final Producer<String, Object> producer;
     private final Clock clock;
-    private final BoundedSender<KvEventBatch> sender;
+    private final BoundedSender<Runnable> sender;
     private final AtomicLong publishErrors = new AtomicLong();
     private final AtomicLong published = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong sendFailures = new AtomicLong();
 
-    public KvEventPublisher(WorkerIdentity identity, Producer<String, Object> producer, Clock clock, int bufferBatches) {
+    /** @param sender runs each batch's send, in offer order; shared with the JVM's other workers, closed by its owner */
+    public KvEventPublisher(WorkerIdentity identity, Producer<String, Object> producer, Clock clock,
+                            BoundedSender<Runnable> sender) {
         this.identity = identity;
         this.producer = producer;
         this.clock = clock;
-        this.sender = new BoundedSender<>(identity.id() + "-kv-events", bufferBatches, this::send);
+        this.sender = sender;
     }
 
     @Override
@@ -53,8 +60,8 @@ public final class KvEventPublisher implements KvEventListener, AutoCloseable {
                 .setModel(identity.model())
                 .addAllEvents(events)
                 .build();
-        if (!sender.offer(batch)) {
-            long n = sender.dropped();
+        if (!sender.offer(() -> send(batch))) {
+            long n = dropped.incrementAndGet();
             if (Long.bitCount(n) == 1) {
                 log.warn("{}: KV event buffer full ({} batches), dropping batch seq {} [{} dropped so far]; "
                         + "the indexer will repair the gap from a snapshot", identity.id(), sender.queued(), position, n);
@@ -62,33 +69,36 @@ public final class KvEventPublisher implements KvEventListener, AutoCloseable {
         }
     }
 
-    /** Runs on the sender thread; a throw (producer closed, metadata unavailable past max.block.ms) is counted there. */
+    /** Runs on the sender thread; a throw (producer closed, metadata unavailable past max.block.ms) is counted. */
     private void send(KvEventBatch batch) {
-        producer.send(new ProducerRecord<>(Topics.KV_EVENTS.name(), identity.id(), batch), (meta, error) -> {
-            if (error != null) {
-                publishErrors.incrementAndGet();
-            } else {
-                published.incrementAndGet();
-            }
-        });
+        try {
+            producer.send(new ProducerRecord<>(Topics.KV_EVENTS.name(), identity.id(), batch), (meta, error) -> {
+                if (error != null) {
+                    publishErrors.incrementAndGet();
+                } else {
+                    published.incrementAndGet();
+                }
+            });
+        } catch (RuntimeException e) {
+            sendFailures.incrementAndGet();
+        }
     }
 
     /** Batches dropped because the buffer was full or the producer refused them. */
     public long dropped() {
-        return sender.dropped() + sender.sendFailures();
+        return dropped.get() + sendFailures.get();
     }
 
     public long publishErrors() {
-        return publishErrors.get() + sender.sendFailures();
+        return publishErrors.get() + sendFailures.get();
     }
 
     public long published() {
         return published.get();
     }
 
-    /** Sends what is queued (up to a second), then stops the sender. */
+    /** Nothing of its own to stop: what is queued is sent when the shared sender's owner closes it. */
     @Override
     public void close() {
-        sender.close();
     }
 }

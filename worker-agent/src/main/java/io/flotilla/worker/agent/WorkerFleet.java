@@ -1,6 +1,8 @@
 package io.flotilla.worker.agent;
 
+import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.hash.KvNamespace;
+import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerRole;
@@ -41,7 +43,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The workers of this JVM ({@code flotilla.worker.instances}, usually one). Started after the
  * context is ready, stopped first on shutdown so every worker publishes STOPPED before Kafka and
- * the web server go away.
+ * the web server go away. Co-hosted workers share the Kafka producer, the report scheduler, the KV
+ * event sender thread and gRPC's event loops and executor; per worker there is a listening socket, an
+ * engine (a simulated one parks its one thread while idle) and its state.
  */
 public final class WorkerFleet implements SmartLifecycle {
 
@@ -58,6 +62,8 @@ public final class WorkerFleet implements SmartLifecycle {
     private final EngineTiming timing;
     private final ObservationRegistry observations;
     private final List<WorkerInstance> workers = new ArrayList<>();
+    /** Every worker's KV event batches to the producer, on one thread (see {@link KvEventPublisher}). */
+    private BoundedSender<Runnable> kvSender;
     private volatile boolean running;
 
     public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
@@ -97,38 +103,22 @@ public final class WorkerFleet implements SmartLifecycle {
         KvNamespace namespace = KvNamespace.of(properties.model(), properties.tokenizerId(), properties.kvLayout());
         WorkerRole role = WorkerRole.valueOf("WORKER_ROLE_" + properties.role().toUpperCase(Locale.ROOT));
         String host = properties.advertisedHost();
+        kvSender = new BoundedSender<>("kv-events", properties.eventBuffer() * properties.instances(), Runnable::run);
         try {
             for (int i = 0; i < properties.instances(); i++) {
                 long epoch = EPOCHS.nextLong();
-                WorkerIdentity id = new WorkerIdentity(properties.workerId(i), epoch == 0 ? 1 : epoch, role, namespace,
-                        sim.blockSize(), host + ":" + properties.grpcPort(i), host + ":" + properties.transferPort(i),
-                        host + ":" + managementPort);
-                KvEventPublisher events = new KvEventPublisher(id, producer, clock, properties.eventBuffer());
-                Timer steps = WorkerMetrics.stepTimer(registry, id);
-                // the engine exists before the worker that advertises it: adapter changes reach the worker once built
-                AtomicReference<WorkerInstance> built = new AtomicReference<>();
-                Engine engine = engines.create(id, i, new EngineListeners(events, ms -> WorkerMetrics.recordStep(steps, ms),
-                        () -> {
-                            WorkerInstance w = built.get();
-                            if (w != null) {
-                                w.advertiseNow();
-                            }
-                        }));
-                Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
-                        : Advertisement.external(engine, properties.http().kvCapacityBlocks());
-                StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
-                        new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
-                WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
-                engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
-                engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);
-                LocalGenerate local = new LocalGenerate(id, engine, metrics, observations, properties.engine());
-                HandoffPath handoffs = handoffPath(id, engine, local, i);
-                WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
-                        deadline -> WorkerInstance.drain(id, engine, status, deadline));
-                WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, service,
-                        List.of(new ObservationGrpcServerInterceptor(observations)), properties.grpcPort(i), scheduler,
-                        properties.heartbeatMs(), properties.loadReportMs());
-                built.set(worker);
+                // bound before the identity is made: with grpc-port 0 the port advertised is the one the kernel gave
+                GrpcEndpoint endpoint = new GrpcEndpoint(properties.workerId(i), "0.0.0.0", properties.grpcPort(i), List.of(),
+                        List.of(new ObservationGrpcServerInterceptor(observations))).start();
+                WorkerInstance worker;
+                try {
+                    worker = build(i, new WorkerIdentity(properties.workerId(i), epoch == 0 ? 1 : epoch, role, namespace,
+                            sim.blockSize(), host + ":" + endpoint.port(), host + ":" + properties.transferPort(i),
+                            host + ":" + managementPort), endpoint, capacity);
+                } catch (RuntimeException e) {
+                    endpoint.close();
+                    throw e;
+                }
                 workers.add(worker);
                 worker.start();
             }
@@ -137,6 +127,36 @@ public final class WorkerFleet implements SmartLifecycle {
             throw e;
         }
         running = true;
+    }
+
+    /** Worker i of this JVM on its bound {@code endpoint}: engine, event stream, status, metrics, WorkerService. */
+    private WorkerInstance build(int i, WorkerIdentity id, GrpcEndpoint endpoint, WorkerCapacity capacity) {
+        KvEventPublisher events = new KvEventPublisher(id, producer, clock, kvSender);
+        Timer steps = WorkerMetrics.stepTimer(registry, id);
+        // the engine exists before the worker that advertises it: adapter changes reach the worker once built
+        AtomicReference<WorkerInstance> built = new AtomicReference<>();
+        Engine engine = engines.create(id, i, new EngineListeners(events, ms -> WorkerMetrics.recordStep(steps, ms),
+                () -> {
+                    WorkerInstance w = built.get();
+                    if (w != null) {
+                        w.advertiseNow();
+                    }
+                }));
+        Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
+                : Advertisement.external(engine, properties.http().kvCapacityBlocks());
+        StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
+                new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
+        WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
+        engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
+        engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);
+        LocalGenerate local = new LocalGenerate(id, engine, metrics, observations, properties.engine());
+        HandoffPath handoffs = handoffPath(id, engine, local, i);
+        WorkerGrpcService service = new WorkerGrpcService(local, handoffs,
+                deadline -> WorkerInstance.drain(id, engine, status, deadline));
+        WorkerInstance worker = new WorkerInstance(id, engine, events, status, metrics, handoffs, endpoint, service,
+                scheduler, properties.heartbeatMs(), properties.loadReportMs());
+        built.set(worker);
+        return worker;
     }
 
     /**
@@ -162,6 +182,12 @@ public final class WorkerFleet implements SmartLifecycle {
                     + "Prefill is refused and handoffs are prefilled locally", id.id());
             return new LocalKvPath(local);
         }
+        if (properties.transferPort(i) == 0) {
+            engine.close();
+            throw new IllegalStateException(id.id() + ": flotilla.worker.transfer-port 0 cannot be advertised; give the "
+                    + "transfer agent a port, or turn it off (flotilla.worker.transfer.enabled=false, or "
+                    + "flotilla.worker.sim.kv-bytes-per-block=0)");
+        }
         try {
             String host = settings.listenHost() == null || settings.listenHost().isBlank()
                     ? properties.advertisedHost() : settings.listenHost();
@@ -179,6 +205,9 @@ public final class WorkerFleet implements SmartLifecycle {
             workers.get(i).close();
         }
         workers.clear();
+        if (kvSender != null) {
+            kvSender.close(); // after the workers: their last batches go out
+        }
         producer.flush();
         running = false;
     }

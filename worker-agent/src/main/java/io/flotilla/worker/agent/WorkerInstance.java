@@ -10,7 +10,6 @@ import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.kv.KvTransferNode;
 import io.grpc.BindableService;
-import io.grpc.ServerInterceptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One worker: its engine, its WorkerService endpoint and its state publishing. Several can live in
- * one JVM (simulated fleets); they share the Kafka producer and the scheduler, nothing else. The
- * WorkerService is built by {@link WorkerFleet} from the engine and the worker's {@link HandoffPath};
- * it does not know this class.
+ * one JVM (simulated fleets); they share the Kafka producer, the report scheduler, the KV event sender and gRPC's event
+ * loops and executor; each has its own listening socket, engine and state. The WorkerService is built
+ * by {@link WorkerFleet} from the engine and the worker's {@link HandoffPath}; it does not know this class.
+ * The endpoint comes bound (its port is in the identity) and serves the WorkerService from {@link #start()}.
  */
 public final class WorkerInstance implements AutoCloseable {
 
@@ -39,6 +39,7 @@ public final class WorkerInstance implements AutoCloseable {
     private final WorkerMetrics metrics;
     private final HandoffPath handoffs;
     private final GrpcEndpoint endpoint;
+    private final BindableService service;
     private final ScheduledExecutorService scheduler;
     private final int heartbeatMs;
     private final int loadReportMs;
@@ -47,8 +48,7 @@ public final class WorkerInstance implements AutoCloseable {
     private ScheduledFuture<?> loadReports;
 
     public WorkerInstance(WorkerIdentity identity, Engine engine, KvEventPublisher events, StatusReporter status,
-                          WorkerMetrics metrics, HandoffPath handoffs, BindableService service,
-                          List<ServerInterceptor> interceptors, int grpcPort,
+                          WorkerMetrics metrics, HandoffPath handoffs, GrpcEndpoint endpoint, BindableService service,
                           ScheduledExecutorService scheduler, int heartbeatMs, int loadReportMs) {
         this.identity = identity;
         this.engine = engine;
@@ -59,7 +59,8 @@ public final class WorkerInstance implements AutoCloseable {
         this.scheduler = scheduler;
         this.heartbeatMs = heartbeatMs;
         this.loadReportMs = loadReportMs;
-        this.endpoint = new GrpcEndpoint(identity.id(), "0.0.0.0", grpcPort, List.of(service), interceptors);
+        this.endpoint = endpoint;
+        this.service = service;
     }
 
     public WorkerIdentity identity() {
@@ -96,9 +97,9 @@ public final class WorkerInstance implements AutoCloseable {
         return endpoint.running() && status.state() == WorkerState.WORKER_STATE_READY;
     }
 
-    /** Opens the endpoint, registers as READY and starts heartbeats and load reports. */
+    /** Serves the WorkerService on the endpoint, registers as READY and starts heartbeats and load reports. */
     public synchronized void start() {
-        endpoint.start();
+        endpoint.start().addService(service);
         status.setState(WorkerState.WORKER_STATE_READY);
         started = true;
         heartbeats = scheduler.scheduleAtFixedRate(this::heartbeat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);

@@ -24,7 +24,7 @@ import java.util.Map;
  *
  * @param index          number n of the (first) worker in this JVM
  * @param id             worker id; default {@code worker-<index>}
- * @param grpcPort       WorkerService port; default 7100 + index
+ * @param grpcPort       WorkerService port; default 7100 + index; 0: each worker binds a free port and advertises it
  * @param transferPort   KV transfer agent port; default 7300 + index
  * @param advertisedHost host name other services use to reach this worker
  * @param role           aggregated, prefill or decode
@@ -360,11 +360,14 @@ public record WorkerProperties(
         return Ports.workerId(index + i);
     }
 
+    /** The i-th worker's gRPC port; 0 (every worker binds a free port and advertises it) when grpc-port is 0. */
     public int grpcPort(int i) {
-        return (grpcPort != null ? grpcPort : Ports.workerGrpc(index)) + i;
+        return grpcPort != null && grpcPort == 0 ? 0 : (grpcPort != null ? grpcPort : Ports.workerGrpc(index)) + i;
     }
 
+    /** The i-th worker's transfer port; 0 when transfer-port is 0 (refused where the transfer agent runs). */
     public int transferPort(int i) {
-        return (transferPort != null ? transferPort : Ports.workerTransfer(index)) + i;
+        return transferPort != null && transferPort == 0 ? 0
+                : (transferPort != null ? transferPort : Ports.workerTransfer(index)) + i;
     }
 }

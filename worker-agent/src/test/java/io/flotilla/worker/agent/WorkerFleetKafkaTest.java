@@ -58,4 +58,32 @@ class WorkerFleetKafkaTest {
             }
         }
     }
+
+    /** gRPC port 0: every worker binds a port of its own and advertises the one it got; the endpoint answers there. */
+    @Test
+    void portZeroAdvertisesEachWorkersBoundPort(KafkaBroker kafka) {
+        String id = "fleet0-" + System.nanoTime();
+        var start = WorkerAgentKafkaTest.endOffsets(kafka);
+        try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(WorkerApplication.class).run(
+                "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
+                "--flotilla.worker.id=" + id, "--flotilla.worker.instances=3", "--flotilla.worker.grpc-port=0",
+                "--flotilla.worker.advertised-host=127.0.0.1", "--flotilla.worker.sim.total-blocks=256",
+                "--flotilla.worker.sim.kv-bytes-per-block=0")) {
+            List<WorkerInstance> workers = ctx.getBean(WorkerFleet.class).workers();
+            assertThat(workers).extracting(WorkerInstance::grpcPort).doesNotContain(0).doesNotHaveDuplicates();
+            for (WorkerInstance w : workers) {
+                assertThat(w.identity().endpoint()).isEqualTo("127.0.0.1:" + w.grpcPort());
+                ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", w.grpcPort()).usePlaintext().build();
+                try {
+                    assertThat(WorkerServiceGrpc.newBlockingStub(ch).getKvSnapshot(KvSnapshotRequest.getDefaultInstance())
+                            .getWorkerId()).isEqualTo(w.identity().id());
+                } finally {
+                    ch.shutdownNow();
+                }
+                List<WorkerStatus> statuses = WorkerAgentKafkaTest.read(kafka, Topics.WORKERS.name(), start,
+                        new ProtoDeserializer.WorkerStatuses(), w.identity().id(), l -> !l.isEmpty());
+                assertThat(statuses.get(0).getEndpoint()).isEqualTo(w.identity().endpoint());
+            }
+        }
+    }
 }

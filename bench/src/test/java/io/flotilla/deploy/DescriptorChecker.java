@@ -37,7 +37,8 @@ final class DescriptorChecker {
             "apache/kafka", List.of("KAFKA_"),
             "grafana/grafana", List.of("GF_"),
             "prom/prometheus", List.of(),
-            "redis", List.of());
+            "redis", List.of(),
+            "vllm/vllm-openai", List.of("VLLM_", "HF_"));
 
     /** Env names that carry a port or an address: each must have an exact value in {@link ServiceSpec#env()}. */
     static final Pattern WIRING_ENV = Pattern.compile(".*_(PORT|ADDRESS|SERVERS)");

@@ -72,8 +72,8 @@ class DescriptorCheckerSelfTest {
         assertThat(newProblems(k8s.check(manifests), baseline)).containsExactlyInAnyOrder(
                 "k8s/base/gateway.yaml Deployment/gateway container gateway: readinessProbe port http is not the"
                         + " management port 8081",
-                "k8s/base/worker-decode.yaml Deployment/worker-decode container worker-decode: limits nvidia.com/gpu is"
-                        + " null, expected at least 1");
+                "k8s/base/worker-decode.yaml Deployment/worker-decode container worker-decode: no container of the pod limits"
+                        + " nvidia.com/gpu to at least 1");
     }
 
     @Test

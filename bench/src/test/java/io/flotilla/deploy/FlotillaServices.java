@@ -76,6 +76,23 @@ final class FlotillaServices {
                         "FLOTILLA_ROUTER_INDEXER_ADDRESS", kvIndexer().name() + ":" + Ports.INDEXER_GRPC));
     }
 
+    /** The router's ext_proc port in EPP mode (flotilla.router.epp.port's default, the port the Inference Extension's EPP uses). */
+    static final int ROUTER_EPP_PORT = 9002;
+
+    /** The InferencePool's target port in k8s/overlays/epp: vLLM's server port beside each worker agent. */
+    static final int EPP_POOL_TARGET_PORT = 8000;
+
+    /** The router with EPP mode on ({@code FLOTILLA_ROUTER_EPP_ENABLED=true}): also serves ext_proc. */
+    static ServiceSpec routerEpp() {
+        ServiceSpec router = router(0);
+        Map<String, Integer> ports = new LinkedHashMap<>(router.ports());
+        ports.put("epp", ROUTER_EPP_PORT);
+        Map<String, String> env = new LinkedHashMap<>(router.env());
+        env.put("FLOTILLA_ROUTER_EPP_PORT", String.valueOf(ROUTER_EPP_PORT));
+        env.put("FLOTILLA_ROUTER_EPP_TARGET_PORT", String.valueOf(EPP_POOL_TARGET_PORT));
+        return new ServiceSpec(router.name(), router.module(), Map.copyOf(ports), router.managementPort(), Map.copyOf(env));
+    }
+
     static ServiceSpec kvIndexer() {
         return new ServiceSpec("kv-indexer", "kv-indexer-service",
                 ports("grpc", Ports.INDEXER_GRPC, "management", Ports.INDEXER_MANAGEMENT),

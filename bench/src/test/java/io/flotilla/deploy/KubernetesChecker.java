@@ -39,7 +39,7 @@ final class KubernetesChecker {
         }
 
         String where() {
-            return Descriptors.K8S_BASE + "/" + file + " " + kind() + "/" + name();
+            return (file.contains("/") ? file : Descriptors.K8S_BASE + "/" + file) + " " + kind() + "/" + name();
         }
     }
 
@@ -63,9 +63,16 @@ final class KubernetesChecker {
         }
         for (Manifest m : manifests) {
             if ("Deployment".equals(m.kind()) || "StatefulSet".equals(m.kind())) {
-                ServiceSpec spec = expected.get(m.name());
-                String role = m.name().startsWith("worker-") ? m.name().substring("worker-".length()) : null;
+                String service = serviceOf(expected.keySet(), m.name());
+                ServiceSpec spec = service == null ? null : expected.get(service);
+                if ("router".equals(service) && eppEnabled(m)) {
+                    spec = FlotillaServices.routerEpp();
+                }
+                String role = service != null && service.startsWith("worker-") ? service.substring("worker-".length()) : null;
                 checkWorkload(m, spec, role, problems);
+                if (spec != null) {
+                    checkDisruptionBudget(manifests, m, problems);
+                }
             }
         }
         for (ServiceSpec spec : FlotillaServices.controlServices()) {
@@ -120,13 +127,124 @@ final class KubernetesChecker {
                 expectText(where, "env FLOTILLA_WORKER_ROLE", workerRole, env.get("FLOTILLA_WORKER_ROLE"), problems);
                 expectText(where, "label flotilla.io/role", workerRole,
                         map(template.get("metadata"), "labels").get("flotilla.io/role"), problems);
-                Object gpus = map(map(container, "resources"), "limits").get(GPU_RESOURCE);
-                if (gpus == null || !String.valueOf(gpus).matches("[1-9]\\d*")) {
-                    problems.add(where + ": limits " + GPU_RESOURCE + " is " + gpus + ", expected at least 1");
+                // The GPU belongs to the engine: the agent's own container, or an engine container beside it.
+                if (containers.stream().noneMatch(c -> String.valueOf(map(map(c, "resources"), "limits").get(GPU_RESOURCE))
+                        .matches("[1-9]\\d*"))) {
+                    problems.add(where + ": no container of the pod limits " + GPU_RESOURCE + " to at least 1");
                 }
             }
             envChecker.checkFlotillaEnv(where, spec, env, problems);
         }
+    }
+
+    /**
+     * The service a workload deploys: its name, or a further instance of one ({@code worker-aggregated-model-b},
+     * {@code planner-model-b}: the longest service name followed by {@code -}); null if none.
+     */
+    private static String serviceOf(Set<String> services, String workload) {
+        if (services.contains(workload)) {
+            return workload;
+        }
+        return services.stream().filter(s -> workload.startsWith(s + "-"))
+                .max(java.util.Comparator.comparingInt(String::length)).orElse(null);
+    }
+
+    private static boolean eppEnabled(Manifest workload) {
+        return list(map(map(workload.doc(), "spec"), "template").get("spec"), "containers").stream()
+                .flatMap(c -> list(c, "env").stream())
+                .anyMatch(e -> "FLOTILLA_ROUTER_EPP_ENABLED".equals(text(e, "name")) && "true".equals(text(e, "value")));
+    }
+
+    /** A PodDisruptionBudget must select the workload's pods, so a drain cannot take them all at once. */
+    private static void checkDisruptionBudget(List<Manifest> manifests, Manifest workload, List<String> problems) {
+        Map<String, Object> labels = map(map(map(workload.doc(), "spec"), "template"), "metadata");
+        boolean covered = manifests.stream().filter(m -> "PodDisruptionBudget".equals(m.kind()))
+                .map(m -> map(map(m.doc(), "spec"), "selector"))
+                .map(selector -> map(selector, "matchLabels"))
+                .anyMatch(match -> !match.isEmpty() && map(labels, "labels").entrySet().containsAll(match.entrySet()));
+        if (!covered) {
+            problems.add(workload.where() + ": no PodDisruptionBudget selects its pods");
+        }
+    }
+
+    /**
+     * Every container image names a tag other than {@code latest} (kustomize's {@code images:} sets it in a render,
+     * so this is for rendered manifests), and every Flotilla image's tag is {@code version}.
+     */
+    static List<String> checkImageTags(List<Manifest> manifests, String version) {
+        List<String> problems = new ArrayList<>();
+        for (Manifest m : manifests) {
+            if (!"Deployment".equals(m.kind()) && !"StatefulSet".equals(m.kind())) {
+                continue;
+            }
+            Map<String, Object> pod = map(map(m.doc(), "spec"), "template");
+            List<Object> containers = new ArrayList<>(list(pod.get("spec"), "containers"));
+            containers.addAll(list(pod.get("spec"), "initContainers"));
+            for (Object container : containers) {
+                String image = String.valueOf(text(container, "image"));
+                String repository = DescriptorChecker.imageRepository(image);
+                String tag = repository.equals(image) ? null : image.substring(repository.length() + 1);
+                String where = m.where() + " container " + text(container, "name");
+                if (tag == null || tag.equals("latest")) {
+                    problems.add(where + ": image " + image + " has no version tag");
+                } else if (repository.startsWith("flotilla/") && !tag.equals(version)) {
+                    problems.add(where + ": image " + image + " is not tagged with the project version " + version);
+                }
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Each Flotilla workload's pods are behind a Service that a ServiceMonitor selects, scraping
+     * {@code /actuator/prometheus} on the Service port that targets the pods' management port.
+     */
+    static List<String> checkServiceMonitors(List<Manifest> manifests) {
+        List<String> problems = new ArrayList<>();
+        Map<String, ServiceSpec> byWorkload = new LinkedHashMap<>();
+        FlotillaServices.controlServices().forEach(spec -> byWorkload.put(spec.name(), spec));
+        WORKER_ROLES.forEach(role -> byWorkload.put("worker-" + role, FlotillaServices.worker(0)));
+        for (Manifest workload : manifests) {
+            String service = "Deployment".equals(workload.kind()) ? serviceOf(byWorkload.keySet(), workload.name()) : null;
+            if (service == null) {
+                continue;
+            }
+            int managementPort = byWorkload.get(service).managementPort();
+            Map<String, Object> podLabels = map(map(map(workload.doc(), "spec"), "template").get("metadata"), "labels");
+            Map<String, Integer> containerPorts = new LinkedHashMap<>();
+            list(map(map(workload.doc(), "spec"), "template").get("spec"), "containers")
+                    .forEach(c -> containerPorts.putAll(containerPorts(c)));
+            boolean scraped = false;
+            for (Manifest svc : manifests) {
+                Map<String, Object> selector = map(svc.doc().get("spec"), "selector");
+                if (!"Service".equals(svc.kind()) || selector.isEmpty() || !podLabels.entrySet().containsAll(selector.entrySet())) {
+                    continue;
+                }
+                Map<String, Object> serviceLabels = map(svc.doc().get("metadata"), "labels");
+                for (Manifest monitor : manifests) {
+                    if (!"ServiceMonitor".equals(monitor.kind())
+                            || !"monitoring.coreos.com/v1".equals(text(monitor.doc(), "apiVersion"))
+                            || !serviceLabels.entrySet().containsAll(
+                                    map(map(monitor.doc().get("spec"), "selector"), "matchLabels").entrySet())) {
+                        continue;
+                    }
+                    for (Object endpoint : list(monitor.doc().get("spec"), "endpoints")) {
+                        for (Object port : list(svc.doc().get("spec"), "ports")) {
+                            Object target = ((Map<?, ?>) port).get("targetPort");
+                            Integer targetPort = resolve(target == null ? ((Map<?, ?>) port).get("port") : target, containerPorts);
+                            scraped |= String.valueOf(text(endpoint, "port")).equals(text(port, "name"))
+                                    && DescriptorChecker.METRICS_PATH.equals(text(endpoint, "path"))
+                                    && targetPort != null && targetPort == managementPort;
+                        }
+                    }
+                }
+            }
+            if (!scraped) {
+                problems.add(workload.where() + ": no ServiceMonitor scrapes " + DescriptorChecker.METRICS_PATH
+                        + " on its management port " + managementPort);
+            }
+        }
+        return problems;
     }
 
     private static void checkProbe(String where, Object container, String probe, String path,

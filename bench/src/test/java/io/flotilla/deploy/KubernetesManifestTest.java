@@ -46,7 +46,8 @@ class KubernetesManifestTest {
      * workers and planner on top of it); skipped where kubectl is not installed.
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"k8s/", "k8s/overlays/epp/", "deploy/k8s-two-models/"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"k8s/", "k8s/overlays/pd/", "k8s/overlays/epp/",
+            "k8s/overlays/monitoring/", "deploy/k8s-two-models/"})
     @Timeout(180)
     void kubectlKustomizeRenders(String dir) throws Exception {
         Assumptions.assumeTrue(onPath("kubectl"), "kubectl is absent from PATH; kustomize rendering not checked");

@@ -144,7 +144,8 @@ public final class ResponseObjects {
             r.putNull("usage");
         } else {
             ObjectNode u = r.putObject("usage").put("input_tokens", usage.promptTokens());
-            u.putObject("input_tokens_details").put("cached_tokens", usage.cachedTokens());
+            // as on /v1/messages: nothing is billed as written to a cache (the engines cache every prefix on their own)
+            u.putObject("input_tokens_details").put("cached_tokens", usage.cachedTokens()).put("cache_write_tokens", 0);
             u.put("output_tokens", usage.completionTokens());
             u.putObject("output_tokens_details").put("reasoning_tokens", usage.reasoningTokens());
             u.put("total_tokens", usage.totalTokens());

@@ -88,6 +88,7 @@ public final class ResponseEvents {
         }
         for (ToolCallDelta c : d.toolCalls()) {
             if (c.first()) {
+                close(out, "completed"); // the previous call ends before this one's fields replace its own
                 openCall = c.index();
                 callId = c.id();
                 callName = c.name();

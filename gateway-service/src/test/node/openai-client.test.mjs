@@ -95,3 +95,39 @@ test('an unknown model is a NotFoundError', async () => {
     (err) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found',
   );
 });
+
+test('responses: create, stream a follow-up with previous_response_id, retrieve, delete', async () => {
+  const first = await client.responses.create({ model: 'flotilla-sim', input: 'Hello from Node', max_output_tokens: 5 });
+  assert.equal(first.object, 'response');
+  assert.equal(first.output_text, expected['5']);
+  assert.equal(first.status, 'incomplete');
+  assert.equal(first.incomplete_details.reason, 'max_output_tokens');
+  assert.equal(first.usage.output_tokens, 5);
+
+  const stream = await client.responses.create({
+    model: 'flotilla-sim', input: 'And then?', max_output_tokens: 12, stream: true, previous_response_id: first.id,
+  });
+  let text = '';
+  let last;
+  let sequence = 0;
+  for await (const event of stream) {
+    assert.equal(event.sequence_number, sequence++);
+    if (event.type === 'response.output_text.delta') {
+      text += event.delta;
+    }
+    last = event;
+  }
+  assert.equal(text, expected['12']);
+  assert.equal(last.type, 'response.incomplete');
+  assert.equal(last.response.previous_response_id, first.id);
+
+  const retrieved = await client.responses.retrieve(last.response.id);
+  assert.equal(retrieved.output[0].content[0].text, expected['12']);
+  const items = [];
+  for await (const item of client.responses.inputItems.list(last.response.id, { order: 'asc' })) {
+    items.push(item);
+  }
+  assert.deepEqual(items.map((i) => i.role), ['user', 'assistant', 'user']);
+  await client.responses.delete(last.response.id);
+  await assert.rejects(client.responses.retrieve(last.response.id), (e) => e.status === 404);
+});

@@ -15,12 +15,14 @@ import io.flotilla.gateway.openai.CompletionRequest;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
+import reactor.util.function.Tuples;
 import tools.jackson.databind.JsonNode;
 
 import java.security.Principal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -63,13 +65,23 @@ final class GenerationIntake {
      */
     <R> Mono<Void> serve(ServerWebExchange exchange, String endpoint, Function<JsonNode, R> parse,
                          Function<R, CompletionRequest> completion, Responder<R> responder) {
+        return serveLooked(exchange, endpoint, (body, key) -> Mono.fromCallable(() -> parse.apply(body)), completion,
+                responder);
+    }
+
+    /**
+     * As {@link #serve}, for an endpoint whose parse must look something up first (a stored conversation the body
+     * names): {@code parse} gets the body and the caller's API key ("" when the gateway is open).
+     */
+    <R> Mono<Void> serveLooked(ServerWebExchange exchange, String endpoint, BiFunction<JsonNode, String, Mono<R>> parse,
+                               Function<R, CompletionRequest> completion, Responder<R> responder) {
         RequestContext ctx = new RequestContext(UUID.randomUUID().toString().replace("-", ""), clock.instant(), endpoint);
         long arrivedNanos = flow.nowNanos();
         HttpHeaders headers = exchange.getRequest().getHeaders();
         return Mono.fromCallable(() -> disaggAllowed(exchange))
                 .flatMap(disagg -> bodies.readJson(exchange.getRequest())
-                .map(parse)
                 .zipWith(exchange.getPrincipal().map(Principal::getName).defaultIfEmpty(""))
+                .flatMap(t -> parse.apply(t.getT1(), t.getT2()).map(parsed -> Tuples.of(parsed, t.getT2())))
                 .flatMap(t -> {
                     R parsed = t.getT1();
                     CompletionRequest request = completion.apply(parsed);

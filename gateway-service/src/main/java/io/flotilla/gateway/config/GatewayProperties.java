@@ -49,6 +49,7 @@ import java.util.Map;
  * @param records           request records on {@code flotilla.requests}
  * @param prefixIsolation   tenant-salted prefix sharing: the salt's key and per API key overrides of
  *                          each model's {@code prefix-sharing}
+ * @param responses         the store of {@code /v1/responses}
  */
 @Validated
 @ConfigurationProperties("flotilla.gateway")
@@ -72,7 +73,8 @@ public record GatewayProperties(
         @DefaultValue @Valid Metrics metrics,
         @DefaultValue @Valid Records records,
         Map<String, Model> models,
-        @DefaultValue @Valid PrefixIsolation prefixIsolation) {
+        @DefaultValue @Valid PrefixIsolation prefixIsolation,
+        @DefaultValue @Valid Responses responses) {
 
     public GatewayProperties {
         models = models == null ? Map.of() : Map.copyOf(models);
@@ -256,6 +258,21 @@ public record GatewayProperties(
         public boolean shared() {
             return redisUri != null && !redisUri.isBlank();
         }
+    }
+
+    /**
+     * Stored responses of {@code /v1/responses} ({@code store: true}, the default): in the shared Redis of
+     * {@code limits.redis-uri} when it is set, so every replica reads what any stored, else in this gateway's memory.
+     *
+     * @param ttl          how long a stored response can be retrieved or continued
+     * @param maxResponses most responses the in-memory store holds; the oldest go first (Redis holds what its
+     *                     own memory allows, each key for {@code ttl})
+     * @param maxBytes     largest stored record (response and its input items); a larger one is not stored
+     */
+    public record Responses(
+            @DefaultValue("30d") @NotNull Duration ttl,
+            @DefaultValue("10000") @Min(1) int maxResponses,
+            @DefaultValue("4MB") @NotNull DataSize maxBytes) {
     }
 
     /**

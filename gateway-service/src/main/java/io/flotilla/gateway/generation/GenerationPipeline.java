@@ -172,7 +172,8 @@ public final class GenerationPipeline {
                     .addAllExclude(state.excluded())
                     .setAllowDisagg(job.allowDisagg() && state.migrations() == 0)
                     .setLoraName(job.scope().loraName())
-                    .setTenantSalted(job.scope().salted());
+                    .setTenantSalted(job.scope().salted())
+                    .putAllHints(ctx.routeHints());
             for (long h : state.generatedCount() == 0 ? ctx.promptHashes() : job.hasher().seqHashes(context)) {
                 request.addSeqHashes(h);
             }

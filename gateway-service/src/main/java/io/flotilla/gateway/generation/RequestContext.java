@@ -24,6 +24,7 @@ public final class RequestContext {
     private volatile FlowRequest flowRequest;
     private volatile long[] promptHashes;
     private volatile Throwable error;
+    private volatile java.util.Map<String, String> routeHints = java.util.Map.of();
     private final AtomicBoolean ended = new AtomicBoolean();
 
     /** @param endpoint the request's path ({@code /v1/chat/completions}, {@code /v1/messages}, …), a metrics tag */
@@ -130,6 +131,18 @@ public final class RequestContext {
     /** The error that ended the request before its response started, or null. */
     public Throwable error() {
         return error;
+    }
+
+    /**
+     * What the endpoint knows that may help the router place the request ({@code RouteRequest.hints}), e.g. the
+     * worker that served the previous turn of a conversation. The router prices a hint; it never obeys one.
+     */
+    public void routeHints(java.util.Map<String, String> hints) {
+        this.routeHints = java.util.Map.copyOf(hints);
+    }
+
+    public java.util.Map<String, String> routeHints() {
+        return routeHints;
     }
 
     /** True exactly once: for the caller that ends the request. */

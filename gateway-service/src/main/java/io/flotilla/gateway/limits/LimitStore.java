@@ -143,7 +143,7 @@ public final class LimitStore implements AutoCloseable {
      * caller decides locally within the timeout (an operation that still lands later has only counted a
      * request twice, on the safe side).
      */
-    <T> CompletableFuture<T> call(String limit, Function<StatefulRedisConnection<String, byte[]>, CompletionStage<T>> op) {
+    public <T> CompletableFuture<T> call(String limit, Function<StatefulRedisConnection<String, byte[]>, CompletionStage<T>> op) {
         StatefulRedisConnection<String, byte[]> c = connection;
         if (c == null || !c.isOpen()) {
             return CompletableFuture.failedFuture(new StoreUnavailable("not connected: " + lastError));

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Validates the sampling fields of a request into a {@link SamplingRequest}; ranges as OpenAI and vLLM state them. */
-final class SamplingParser {
+public final class SamplingParser {
 
     /** Most {@code logit_bias} entries (OpenAI's limit). */
     static final int MAX_LOGIT_BIAS = 300;
@@ -18,7 +18,7 @@ final class SamplingParser {
     private SamplingParser() {
     }
 
-    static SamplingRequest parse(JsonParams p) {
+    public static SamplingRequest parse(JsonParams p) {
         Double temperature = p.number("temperature", 0, false, 2);
         Double topP = p.number("top_p", 0, true, 1);
         Long topK = p.integer("top_k", -1, Integer.MAX_VALUE);

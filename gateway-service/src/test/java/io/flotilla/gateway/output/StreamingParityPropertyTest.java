@@ -5,6 +5,8 @@ import io.flotilla.gateway.anthropic.MessageStream;
 import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.openai.TokenUsage;
 import io.flotilla.gateway.reasoning.ReasoningParser;
+import io.flotilla.gateway.responses.ResponseEvents;
+import io.flotilla.gateway.responses.ResponseObjects;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.Tokenizer;
 import io.flotilla.gateway.toolcall.ToolCallParser;
@@ -38,7 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * differs ({@code parallel_tool_calls} varies too: false keeps the first call on both). Anthropic's Messages API
  * renders the same choice: its streamed events, accumulated as an SDK accumulates them (blocks by index, deltas
  * appended, {@code input_json_delta} parsed at the block's end), give the whole message's content blocks and stop
- * reason.
+ * reason. OpenAI's Responses API likewise: its typed events, accumulated as an SDK accumulates them (items by
+ * {@code output_index}, text, reasoning and argument deltas appended), give the whole response's output items,
+ * and so does the response {@code response.completed} carries.
  */
 class StreamingParityPropertyTest {
 
@@ -102,6 +106,76 @@ class StreamingParityPropertyTest {
 
         assertThat(accumulated.get("content")).as("%s: %s", script.parser(), script.text()).isEqualTo(whole.get("content"));
         assertThat(accumulated.get("stop_reason")).isEqualTo(whole.get("stop_reason"));
+    }
+
+    @Property(tries = 300, seed = "20261205")
+    void responsesEventsReassembleToTheWholeResponse(@ForAll long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        Script script = script(random);
+        List<int[]> chunks = chunks(CL100K.encode(script.text()), random);
+        TokenUsage usage = new TokenUsage(10, 5, 0);
+        ResponseObjects objects = new ResponseObjects(JSON, "r1", 0, "m", JSON.createObjectNode());
+
+        ResponseAssembler wholeAssembler = shape(script, false).assembler();
+        feed(wholeAssembler, chunks, new ArrayList<>());
+        ChoiceResult result = wholeAssembler.results().get(0);
+        JsonNode whole = objects.response(ResponseObjects.status(result.finishReason()), objects.output(result), usage, 1L,
+                null);
+
+        List<OutputEvent> events = new ArrayList<>();
+        feed(shape(script, true).assembler(), chunks, events);
+        ResponseEvents stream = new ResponseEvents(JSON, objects);
+        List<ResponseEvents.Event> sse = new ArrayList<>(stream.start());
+        for (OutputEvent e : events) {
+            if (e instanceof OutputEvent.Delta d) {
+                sse.addAll(stream.delta(d));
+            } else if (e instanceof OutputEvent.Done d) {
+                sse.addAll(stream.done(d.finishReason(), usage, 1L));
+            }
+        }
+        String label = script.parser() + ": " + script.text();
+        assertThat(accumulateResponse(sse)).as(label).isEqualTo(whole.get("output"));
+        JsonNode completed = sse.get(sse.size() - 1).data().get("response");
+        assertThat(completed).as(label).isEqualTo(whole);
+    }
+
+    /** The output items an OpenAI SDK builds from Responses events, checking their order and sequence numbers. */
+    private static ArrayNode accumulateResponse(List<ResponseEvents.Event> events) {
+        ArrayNode output = JSON.createArrayNode();
+        for (int i = 0; i < events.size(); i++) {
+            JsonNode data = events.get(i).data();
+            assertThat(data.get("sequence_number").intValue()).isEqualTo(i);
+            String type = data.get("type").stringValue();
+            int index = data.path("output_index").asInt(-1);
+            ObjectNode item = index >= 0 && index < output.size() ? (ObjectNode) output.get(index) : null;
+            switch (type) {
+                case "response.created", "response.in_progress", "response.completed", "response.incomplete" -> { }
+                case "response.output_item.added" -> {
+                    assertThat(index).as("items are numbered in order").isEqualTo(output.size());
+                    output.add(data.get("item").deepCopy());
+                }
+                case "response.content_part.added" -> ((ArrayNode) item.get("content")).add(data.get("part").deepCopy());
+                case "response.output_text.delta", "response.reasoning_text.delta" -> {
+                    ObjectNode part = (ObjectNode) item.get("content").get(data.get("content_index").intValue());
+                    part.put("text", part.get("text").stringValue() + data.get("delta").stringValue());
+                }
+                case "response.function_call_arguments.delta" ->
+                        item.put("arguments", item.get("arguments").stringValue() + data.get("delta").stringValue());
+                case "response.output_text.done", "response.reasoning_text.done" -> assertThat(data.get("text"))
+                        .isEqualTo(item.get("content").get(data.get("content_index").intValue()).get("text"));
+                case "response.function_call_arguments.done" ->
+                        assertThat(data.get("arguments")).isEqualTo(item.get("arguments"));
+                case "response.content_part.done" -> assertThat(data.get("part"))
+                        .isEqualTo(item.get("content").get(data.get("content_index").intValue()));
+                case "response.output_item.done" -> {
+                    ObjectNode done = (ObjectNode) data.get("item");
+                    assertThat(done.get("id")).isEqualTo(item.get("id"));
+                    output.set(index, done.deepCopy());
+                }
+                default -> throw new AssertionError("unexpected event " + type);
+            }
+        }
+        return output;
     }
 
     /** The message an Anthropic SDK builds from the events: blocks by index, deltas appended, tool input parsed. */

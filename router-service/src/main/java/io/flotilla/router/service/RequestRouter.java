@@ -15,6 +15,7 @@ import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.ClusterSnapshot;
 import io.flotilla.router.core.Decision;
 import io.flotilla.router.core.KvOverlap;
+import io.flotilla.router.core.PreviousWorkerHint;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.RoutingPolicy;
 import io.flotilla.router.core.RoutingRequest;
@@ -90,24 +91,27 @@ public final class RequestRouter implements AutoCloseable {
     public void route(RouteRequest proto, Consumer<RouteDecision> done) {
         long start = System.nanoTime();
         RoutingRequest request = RoutingRequest.fromProto(proto);
+        String previousWorker = proto.getHintsOrDefault(PreviousWorkerHint.KEY, "");
         RoutingPolicy p = policy;
         if (!p.requires().contains(Signal.KV_OVERLAP)) {
-            done.accept(decide(request, p, null, start));
+            done.accept(decide(request, p, null, start, previousWorker));
         } else if (request.seqHashes().length == 0) {
             // a prompt shorter than one block: no worker holds any of it, which is the indexer's answer
             // without asking (a KV decision, not a degraded kv_approx one)
-            done.accept(decide(request, p, Map.of(), start));
+            done.accept(decide(request, p, Map.of(), start, previousWorker));
         } else {
             indexer.findMatches(request.model(), request.blockSize(), request.seqHashes(), matches -> {
                 if (matches.isEmpty()) {
                     metrics.indexerError();
                 }
-                done.accept(decide(request, p, matches.orElse(null), start));
+                done.accept(decide(request, p, matches.orElse(null), start, previousWorker));
             });
         }
     }
 
-    private RouteDecision decide(RoutingRequest request, RoutingPolicy p, Map<String, KvOverlap> matches, long start) {
+    /** @param previousWorker the worker of the conversation's previous turn (a hint judged afterwards, never obeyed), or "" */
+    private RouteDecision decide(RoutingRequest request, RoutingPolicy p, Map<String, KvOverlap> matches, long start,
+                                 String previousWorker) {
         List<WorkerView> workers = directory.views();
         Instant now = clock.instant();
         ClusterSnapshot snapshot = ledger.snapshotOfTiers(workers, request, p.requires(), matches, now);
@@ -117,6 +121,10 @@ public final class RequestRouter implements AutoCloseable {
             capacityChanged.run();
         });
         metrics.decided(d, System.nanoTime() - start);
+        PreviousWorkerHint.Judged hint = PreviousWorkerHint.judge(previousWorker, matches, d);
+        if (hint != null) {
+            metrics.previousWorker(hint);
+        }
         if (d.outcome() == Decision.Outcome.ROUTED && (!request.loraName().isEmpty() || request.tenantSalted())) {
             boolean loaded = workers.stream().filter(w -> w.id().equals(d.workerId())).findFirst()
                     .map(w -> w.adapters().hasLoaded(request.loraName())).orElse(false);

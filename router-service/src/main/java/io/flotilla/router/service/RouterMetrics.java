@@ -37,7 +37,10 @@ public final class RouterMetrics {
     private final DistributionSummary walked;
     private final Map<Scan.FullScan, Counter> fullScans = new EnumMap<>(Scan.FullScan.class);
 
+    private final MeterRegistry registry;
+
     public RouterMetrics(MeterRegistry registry) {
+        this.registry = registry;
         decision = Timer.builder("flotilla.router.decision").description("Time to decide one route, indexer call included")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
                 .maximumExpectedValue(Duration.ofSeconds(1)).register(registry);
@@ -108,6 +111,16 @@ public final class RouterMetrics {
         if (tenantSalted) {
             salted.increment();
         }
+    }
+
+    /**
+     * A routed request that named the worker of its conversation's previous turn: whether the index still had its
+     * KV there ({@code kv}) and whether the decision kept it there ({@code outcome}).
+     */
+    void previousWorker(io.flotilla.router.core.PreviousWorkerHint.Judged hint) {
+        Counter.builder("flotilla.router.previous_worker_hints")
+                .description("Routed follow-up turns by where the index found their KV and where they went")
+                .tag("kv", hint.kv()).tag("outcome", hint.outcome()).register(registry).increment();
     }
 
     /** Another replica's change was applied {@code lagMs} after it was made (negative: clock skew, counted as 0). */

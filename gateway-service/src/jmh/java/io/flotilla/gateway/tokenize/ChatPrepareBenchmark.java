@@ -1,10 +1,12 @@
 package io.flotilla.gateway.tokenize;
 
+import io.flotilla.gateway.generation.PromptHashChain;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
 import io.flotilla.gateway.openai.RequestParser;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
+import io.flotilla.protocol.hash.ScopedHasher;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -67,6 +69,7 @@ public class ChatPrepareBenchmark {
     private final BlockHasher hasher = new BlockHasher(KvNamespace.of("bench", Cl100kTokenizer.ID, "bf16/bs16/paged"),
             BLOCK);
 
+    private final PromptHashChain chain = new PromptHashChain(ScopedHasher.shared(hasher));
     private byte[] body;
     private List<ChatMessage> messages;
     private String rendered;
@@ -152,6 +155,6 @@ public class ChatPrepareBenchmark {
         List<ChatMessage> turnMessages = new ArrayList<>(history);
         turnMessages.add(new ChatMessage("user", null, messages.get(MESSAGES - 1).content() + " turn " + turn++));
         ChatPromptCache.Prompt p = cache.chatPrompt("bench", tokenization, turnMessages, List.of());
-        return p.seqHashes(hasher);
+        return p.seqHashes(chain);
     }
 }

@@ -9,7 +9,6 @@ import io.flotilla.gateway.openai.EngineParams;
 import io.flotilla.gateway.openai.ToolsRequest;
 import io.flotilla.gateway.output.ModelOutput;
 import io.flotilla.gateway.output.ResponseShape;
-import io.flotilla.gateway.tokenize.BlockChain;
 import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ChatPromptCache;
 import io.flotilla.gateway.tokenize.ModelTokenization;
@@ -151,29 +150,10 @@ public final class JobFactory {
         ScopedHasher hasher = ScopedHasher.of(profiles.hasher(model, served.blockSize()), scopes.scope(model, keyId, tenant,
                 adapter, prompt, served.blockSize(), served.publicPrefixes()));
         // a chat prompt's hash chain extends its history's, and is kept for the next turn
-        long[] hashes = chatPrompt != null ? chatPrompt.seqHashes(new HashChain(hasher)) : null;
+        long[] hashes = chatPrompt != null ? chatPrompt.seqHashes(new PromptHashChain(hasher)) : null;
         return new GenerationJob(requestId, model, tenant, prompt, maxTokens, EngineParams.sampling(request), request.n(),
                 request.stop(), stopTokenIds(request, tokenization), request.sampling().ignoreEos(), disagg,
                 hasher, tokenization.tokenizer(), shape(request, output), hashes);
-    }
-
-    /** A request's block hasher as the prompt cache extends chains with it. */
-    private record HashChain(ScopedHasher hasher) implements BlockChain {
-
-        @Override
-        public Object identity() {
-            return hasher.identity();
-        }
-
-        @Override
-        public int blockSize() {
-            return hasher.blockSize();
-        }
-
-        @Override
-        public long[] seqHashes(int[] tokens, long[] known) {
-            return hasher.seqHashes(tokens, known);
-        }
     }
 
     /** How the output becomes the response: parsers of the model as far as the request uses them. */

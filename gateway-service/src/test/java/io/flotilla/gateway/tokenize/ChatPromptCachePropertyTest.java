@@ -1,5 +1,6 @@
 package io.flotilla.gateway.tokenize;
 
+import io.flotilla.gateway.generation.PromptHashChain;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.hash.KvScope;
@@ -65,8 +66,8 @@ class ChatPromptCachePropertyTest {
             }
             ChatPromptCache.Prompt p = s.cache.chatPrompt(name, s.tokenization, request, tools);
             assertThat(p.ids()).as("ids of %s", request).isEqualTo(expected);
-            Chain chain = s.chain();
-            assertThat(p.seqHashes(chain)).isEqualTo(chain.hasher.seqHashes(expected));
+            PromptHashChain chain = s.chain();
+            assertThat(p.seqHashes(chain)).isEqualTo(chain.hasher().seqHashes(expected));
         });
     }
 
@@ -191,25 +192,6 @@ class ChatPromptCachePropertyTest {
         void check(List<ChatMessage> request, List<Map<String, Object>> tools);
     }
 
-    /** A block hasher as the gateway adapts it; block size and tenant salt drawn per request. */
-    record Chain(ScopedHasher hasher) implements BlockChain {
-
-        @Override
-        public Object identity() {
-            return hasher.identity();
-        }
-
-        @Override
-        public int blockSize() {
-            return hasher.blockSize();
-        }
-
-        @Override
-        public long[] seqHashes(int[] tokens, long[] known) {
-            return hasher.seqHashes(tokens, known);
-        }
-    }
-
     /** One seeded agentic session: who says what, turn by turn. */
     static final class Session {
         final ModelTokenization tokenization;
@@ -225,9 +207,9 @@ class ChatPromptCachePropertyTest {
             this.turns = 2 + random.nextInt(5);
         }
 
-        Chain chain() {
+        PromptHashChain chain() {
             BlockHasher base = new BlockHasher(KvNamespace.of("m", CL100K.id(), "bf16/bs4/paged"), random.nextBoolean() ? 4 : 8);
-            return new Chain(random.nextInt(3) == 0 ? ScopedHasher.of(base, new KvScope("", "tenant-a", 2))
+            return new PromptHashChain(random.nextInt(3) == 0 ? ScopedHasher.of(base, new KvScope("", "tenant-a", 2))
                     : ScopedHasher.shared(base));
         }
 

@@ -118,7 +118,7 @@ public record GatewayProperties(
      */
     public record PromptCache(
             @DefaultValue("true") boolean enabled,
-            @DefaultValue("128MB") @NotNull DataSize maxSize) {
+            @DefaultValue("32MB") @NotNull DataSize maxSize) {
     }
 
     /**

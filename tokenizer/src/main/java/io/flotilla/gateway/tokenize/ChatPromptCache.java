@@ -243,7 +243,13 @@ public final class ChatPromptCache {
             s.reset().putLong(prev.getMostSignificantBits()).putLong(prev.getLeastSignificantBits());
             s.putString(m.role());
             putNullable(s, m.name());
-            putNullable(s, m.content());
+            if (m.content() == null) {
+                s.putBoolean(false);
+            } else { // hashed apart: a stream takes long text char by char, several times slower
+                HashValue128 content = DIGEST.hashCharsTo128Bits(m.content());
+                s.putBoolean(true).putInt(m.content().length())
+                        .putLong(content.getMostSignificantBits()).putLong(content.getLeastSignificantBits());
+            }
             s.putInt(m.toolCalls().size());
             for (ChatMessage.ToolCall c : m.toolCalls()) {
                 putNullable(s, c.id());

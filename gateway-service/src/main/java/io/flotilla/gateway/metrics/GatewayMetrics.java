@@ -26,6 +26,9 @@ import java.util.function.ToDoubleFunction;
  *       unavailable, error), and {@code flotilla_gateway_route_deadline_seconds}, the current deadline</li>
  *   <li>{@code flotilla_gateway_migrations_total{model}}, {@code flotilla_gateway_cached_tokens_total{model}}</li>
  *   <li>{@code flotilla_gateway_records_dropped_total}, {@code flotilla_gateway_records_failed_total}</li>
+ *   <li>{@code flotilla_gateway_prompt_cache_requests_total{outcome}} (hit, miss, fallback),
+ *       {@code flotilla_gateway_prompt_cache_reused_tokens_total}, {@code flotilla_gateway_prompt_cache_tokens},
+ *       {@code _bytes}, {@code _entries} — the chat-prompt cache</li>
  *   <li>{@code flotilla_gateway_tool_calls_total{model}}, {@code flotilla_gateway_tool_calls_malformed_total{model}}
  *       (answers whose calls were not well formed and went out as content),
  *       {@code flotilla_gateway_reasoning_tokens_total{model}}</li>

@@ -88,6 +88,7 @@ public final class ChatPromptCache {
                              List<Map<String, Object>> tools) {
         Tokenizer tokenizer = tokenization.tokenizer();
         String text = tokenization.template().render(messages, tools);
+        // a tokenizer that does not split even between a line feed and a letter states no split rule at all
         if (!enabled || !tokenizer.splitsAt("\nx", 1)) {
             return new Prompt(tokenizer.encode(text), 0, null, null);
         }

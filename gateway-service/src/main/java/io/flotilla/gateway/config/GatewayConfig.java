@@ -190,8 +190,10 @@ class GatewayConfig {
     }
 
     @Bean
-    ModelProfiles modelProfiles(GatewayProperties properties, ModelTokenizations tokenizations) {
-        return new ModelProfiles(properties, tokenizations);
+    ModelProfiles modelProfiles(GatewayProperties properties, ModelTokenizations tokenizations, GatewayMetrics metrics) {
+        ModelProfiles profiles = new ModelProfiles(properties, tokenizations);
+        metrics.promptCache(profiles.promptCache());
+        return profiles;
     }
 
     /** Parsing, tokenizing and hashing of long requests: bounded, so Route and stream I/O always get a core. */

@@ -50,6 +50,8 @@ import java.util.Map;
  * @param prefixIsolation   tenant-salted prefix sharing: the salt's key and per API key overrides of
  *                          each model's {@code prefix-sharing}
  * @param responses         the store of {@code /v1/responses}
+ * @param promptCache       chat prompts kept by their message list, so that a conversation that resends its
+ *                          history tokenizes and hashes only its new messages
  */
 @Validated
 @ConfigurationProperties("flotilla.gateway")
@@ -74,7 +76,8 @@ public record GatewayProperties(
         @DefaultValue @Valid Records records,
         Map<String, Model> models,
         @DefaultValue @Valid PrefixIsolation prefixIsolation,
-        @DefaultValue @Valid Responses responses) {
+        @DefaultValue @Valid Responses responses,
+        @DefaultValue @Valid PromptCache promptCache) {
 
     public GatewayProperties {
         models = models == null ? Map.of() : Map.copyOf(models);
@@ -105,6 +108,19 @@ public record GatewayProperties(
             @DefaultValue("2") @DecimalMin("1") double multiplier,
             @DefaultValue("10s") @NotNull Duration window,
             @DefaultValue("20") @Min(1) int minSamples) {
+    }
+
+    /**
+     * The chat-prompt cache: the token ids (and block hashes) of each chat request's rendered message list,
+     * reused by a later request that starts with the same messages when its rendering starts with the same
+     * text; the ids are always those of tokenizing the whole rendering.
+     *
+     * @param enabled whether chat prompts are kept and reused
+     * @param maxSize most memory the kept ids and hashes take (4 bytes per id, 8 per block hash)
+     */
+    public record PromptCache(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("32MB") @NotNull DataSize maxSize) {
     }
 
     /**

@@ -31,7 +31,16 @@ import java.util.List;
 public record GenerationJob(String requestId, String model, String tenant, int[] promptTokens, int maxTokens,
                             SamplingParams sampling, int choices, List<String> stopStrings,
                             int[] stopTokenIds, boolean ignoreEos, boolean allowDisagg, ScopedHasher hasher,
-                            Tokenizer tokenizer, ResponseShape response) {
+                            Tokenizer tokenizer, ResponseShape response, long[] promptHashes) {
+
+    /** A job whose prompt's block hashes are computed when first needed. */
+    public GenerationJob(String requestId, String model, String tenant, int[] promptTokens, int maxTokens,
+                         SamplingParams sampling, int choices, List<String> stopStrings, int[] stopTokenIds,
+                         boolean ignoreEos, boolean allowDisagg, ScopedHasher hasher, Tokenizer tokenizer,
+                         ResponseShape response) {
+        this(requestId, model, tenant, promptTokens, maxTokens, sampling, choices, stopStrings, stopTokenIds, ignoreEos,
+                allowDisagg, hasher, tokenizer, response, null);
+    }
 
     /** The adapter, tenant salt and public prefix of the request's KV. */
     public KvScope scope() {

@@ -10,6 +10,7 @@ import io.flotilla.gateway.openai.ToolsRequest;
 import io.flotilla.gateway.output.ModelOutput;
 import io.flotilla.gateway.output.ResponseShape;
 import io.flotilla.gateway.tokenize.ChatMessage;
+import io.flotilla.gateway.tokenize.ChatPromptCache;
 import io.flotilla.gateway.tokenize.ModelTokenization;
 import io.flotilla.protocol.hash.ScopedHasher;
 import io.flotilla.gateway.tokenize.TemplateRejectedException;
@@ -112,9 +113,11 @@ public final class JobFactory {
         checkIds("logit_bias", request.sampling().logitBias().keySet(), vocab, model);
         checkIds("stop_token_ids", request.sampling().stopTokenIds(), vocab, model);
         int[] prompt;
+        ChatPromptCache.Prompt chatPrompt = null;
         if (chat) {
             try {
-                prompt = tokenization.chatPrompt(request.messages(), tools.templateTools());
+                chatPrompt = profiles.chatPrompt(model, request.messages(), tools.templateTools());
+                prompt = chatPrompt.ids();
             } catch (TemplateRejectedException e) {
                 throw ApiError.invalid("messages", e.getMessage());
             }
@@ -144,11 +147,13 @@ public final class JobFactory {
         }
         // One worker computes every choice, and the first token's log-probability is the prefill worker's.
         boolean disagg = disaggAllowed && profiles.allowDisagg(model) && request.n() == 1 && !request.logprobs().enabled();
+        ScopedHasher hasher = ScopedHasher.of(profiles.hasher(model, served.blockSize()), scopes.scope(model, keyId, tenant,
+                adapter, prompt, served.blockSize(), served.publicPrefixes()));
+        // a chat prompt's hash chain extends its history's, and is kept for the next turn
+        long[] hashes = chatPrompt != null ? chatPrompt.seqHashes(new PromptHashChain(hasher)) : null;
         return new GenerationJob(requestId, model, tenant, prompt, maxTokens, EngineParams.sampling(request), request.n(),
                 request.stop(), stopTokenIds(request, tokenization), request.sampling().ignoreEos(), disagg,
-                ScopedHasher.of(profiles.hasher(model, served.blockSize()), scopes.scope(model, keyId, tenant, adapter,
-                        prompt, served.blockSize(), served.publicPrefixes())),
-                tokenization.tokenizer(), shape(request, output));
+                hasher, tokenization.tokenizer(), shape(request, output), hashes);
     }
 
     /** How the output becomes the response: parsers of the model as far as the request uses them. */

@@ -4,7 +4,9 @@ import io.flotilla.gateway.config.GatewayProperties;
 import io.flotilla.gateway.flow.FlowLimits;
 import io.flotilla.gateway.output.ModelOutput;
 import io.flotilla.gateway.reasoning.ReasoningParser;
+import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ChatMlTemplate;
+import io.flotilla.gateway.tokenize.ChatPromptCache;
 import io.flotilla.gateway.toolcall.HermesToolParser;
 import io.flotilla.gateway.toolcall.ToolCallParser;
 import io.flotilla.gateway.toolcall.ToolCallParsers;
@@ -13,6 +15,7 @@ import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,11 +30,14 @@ public final class ModelProfiles {
     private final ModelTokenizations tokenizations;
     private final Map<String, BlockHasher> hashers = new ConcurrentHashMap<>();
     private final Map<String, ModelOutput> outputs = new ConcurrentHashMap<>();
+    private final ChatPromptCache promptCache;
 
     /** @throws IllegalStateException naming the model when a configured parser does not exist */
     public ModelProfiles(GatewayProperties properties, ModelTokenizations tokenizations) {
         this.properties = properties;
         this.tokenizations = tokenizations;
+        this.promptCache = new ChatPromptCache(properties.promptCache().enabled(),
+                properties.promptCache().maxSize().toBytes());
         properties.models().keySet().forEach(this::output);
     }
 
@@ -58,6 +64,20 @@ public final class ModelProfiles {
 
     public ModelTokenization tokenization(String model) {
         return tokenizations.of(model);
+    }
+
+    /**
+     * The chat prompt of {@code messages} for {@code model}: ids equal to its tokenization's
+     * {@link ModelTokenization#chatPrompt}, the history's taken from {@link #promptCache()} where that is exact.
+     *
+     * @throws io.flotilla.gateway.tokenize.TemplateRejectedException when the template refuses the conversation
+     */
+    public ChatPromptCache.Prompt chatPrompt(String model, List<ChatMessage> messages, List<Map<String, Object>> tools) {
+        return promptCache.chatPrompt(model, tokenization(model), messages, tools);
+    }
+
+    public ChatPromptCache promptCache() {
+        return promptCache;
     }
 
     public int maxContext(String model) {

@@ -110,7 +110,7 @@ public final class RequestContext {
     public long[] promptHashes() {
         long[] h = promptHashes;
         if (h == null) {
-            h = job.hasher().seqHashes(job.promptTokens());
+            h = job.promptHashes() != null ? job.promptHashes() : job.hasher().seqHashes(job.promptTokens());
             promptHashes = h;
         }
         return h;

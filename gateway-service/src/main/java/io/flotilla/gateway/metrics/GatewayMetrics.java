@@ -1,6 +1,7 @@
 package io.flotilla.gateway.metrics;
 
 import io.flotilla.protocol.v1.RoutingMode;
+import io.flotilla.gateway.tokenize.ChatPromptCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -25,6 +26,9 @@ import java.util.function.ToDoubleFunction;
  *       unavailable, error), and {@code flotilla_gateway_route_deadline_seconds}, the current deadline</li>
  *   <li>{@code flotilla_gateway_migrations_total{model}}, {@code flotilla_gateway_cached_tokens_total{model}}</li>
  *   <li>{@code flotilla_gateway_records_dropped_total}, {@code flotilla_gateway_records_failed_total}</li>
+ *   <li>{@code flotilla_gateway_prompt_cache_requests_total{outcome}} (hit, miss, fallback),
+ *       {@code flotilla_gateway_prompt_cache_reused_tokens_total}, {@code flotilla_gateway_prompt_cache_tokens},
+ *       {@code _bytes}, {@code _entries} — the chat-prompt cache</li>
  *   <li>{@code flotilla_gateway_tool_calls_total{model}}, {@code flotilla_gateway_tool_calls_malformed_total{model}}
  *       (answers whose calls were not well formed and went out as content),
  *       {@code flotilla_gateway_reasoning_tokens_total{model}}</li>
@@ -44,6 +48,29 @@ public final class GatewayMetrics {
     /** A counter whose count is kept elsewhere (e.g. records dropped by the publisher). */
     public <T> void functionCounter(String name, String description, T source, ToDoubleFunction<T> count) {
         FunctionCounter.builder(name, source, count).description(description).register(registry);
+    }
+
+    /**
+     * The chat-prompt cache: {@code flotilla_gateway_prompt_cache_requests_total{outcome=hit|miss|fallback}},
+     * {@code flotilla_gateway_prompt_cache_reused_tokens_total} and the gauges
+     * {@code flotilla_gateway_prompt_cache_tokens}, {@code _bytes} and {@code _entries}.
+     */
+    public void promptCache(ChatPromptCache cache) {
+        FunctionCounter.builder("flotilla.gateway.prompt.cache.requests", cache, ChatPromptCache::hits)
+                .description("Chat prompts whose history came from the prompt cache").tag("outcome", "hit").register(registry);
+        FunctionCounter.builder("flotilla.gateway.prompt.cache.requests", cache, ChatPromptCache::misses)
+                .description("Chat prompts whose history came from the prompt cache").tag("outcome", "miss").register(registry);
+        FunctionCounter.builder("flotilla.gateway.prompt.cache.requests", cache, ChatPromptCache::fallbacks)
+                .description("Chat prompts whose history came from the prompt cache").tag("outcome", "fallback")
+                .register(registry);
+        FunctionCounter.builder("flotilla.gateway.prompt.cache.reused.tokens", cache, ChatPromptCache::reusedTokens)
+                .description("Prompt tokens taken from the prompt cache instead of tokenized").register(registry);
+        Gauge.builder("flotilla.gateway.prompt.cache.tokens", cache, ChatPromptCache::tokens)
+                .description("Token ids kept by the prompt cache").register(registry);
+        Gauge.builder("flotilla.gateway.prompt.cache.bytes", cache, ChatPromptCache::bytes)
+                .description("Memory of the ids and hashes kept by the prompt cache").baseUnit("bytes").register(registry);
+        Gauge.builder("flotilla.gateway.prompt.cache.entries", cache, ChatPromptCache::size)
+                .description("Message lists kept by the prompt cache").register(registry);
     }
 
     public void finished(String model, String endpoint, String outcome) {

@@ -117,6 +117,35 @@ public final class BlockHasher {
         return seqHashesFromLocal(localHashes(tokens));
     }
 
+    /**
+     * Sequence hashes of every full block of {@code tokens}, given those of its first {@code known.length}
+     * blocks: the result starts with {@code known} and only the blocks after it are hashed.
+     */
+    public long[] seqHashes(int[] tokens, long[] known) {
+        int n = fullBlocks(tokens.length);
+        if (known.length > n) {
+            throw new IllegalArgumentException(known.length + " known hashes for " + n + " full blocks");
+        }
+        long[] seq = Arrays.copyOf(known, n);
+        byte[] block = new byte[blockSize * 4];
+        byte[] pair = new byte[16];
+        for (int b = known.length; b < n; b++) {
+            int from = b * blockSize;
+            for (int i = 0; i < blockSize; i++) {
+                putLe32(block, i * 4, tokens[from + i]);
+            }
+            long local = hasher.hashBytesToLong(block);
+            if (b == 0) {
+                seq[0] = local;
+            } else {
+                putLe64(pair, 0, seq[b - 1]);
+                putLe64(pair, 8, local);
+                seq[b] = hasher.hashBytesToLong(pair);
+            }
+        }
+        return seq;
+    }
+
     /** Chains local hashes into sequence hashes. */
     public long[] seqHashesFromLocal(long[] local) {
         long[] seq = new long[local.length];

@@ -81,6 +81,31 @@ public final class ScopedHasher {
         return seq;
     }
 
+    /**
+     * Sequence hashes of every full block of {@code tokens} given those of its first {@code known.length}
+     * blocks in this scope (which the result starts with); equal to {@link #seqHashes(int[])}.
+     */
+    public long[] seqHashes(int[] tokens, long[] known) {
+        if (salted == shared) {
+            return shared.seqHashes(tokens, known);
+        }
+        int n = shared.fullBlocks(tokens.length);
+        if (known.length > n) {
+            throw new IllegalArgumentException(known.length + " known hashes for " + n + " full blocks");
+        }
+        long[] seq = java.util.Arrays.copyOf(known, n);
+        for (int b = known.length; b < n; b++) {
+            seq[b] = seqHash(b == 0 ? 0 : seq[b - 1], localHash(tokens, b), b);
+        }
+        return seq;
+    }
+
+    /** Equal for two hashers exactly when they give equal tokens equal sequence hashes. */
+    public Object identity() {
+        return java.util.List.of(shared.namespace().canonical(), salted.namespace().canonical(), scope.publicBlocks(),
+                shared.blockSize());
+    }
+
     private BlockHasher hasherOf(int block) {
         return block < scope.publicBlocks() ? shared : salted;
     }

@@ -54,6 +54,24 @@ public final class Cl100kTokenizer implements Tokenizer {
         return encoding.encodeOrdinary(text).toArray();
     }
 
+    /**
+     * True after a line feed that is followed by a character that is not white space. cl100k_base's
+     * pre-tokenizer ({@code (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+})
+     * cuts the text into pieces that BPE encodes one by one; a piece holding a line feed either ends with it
+     * ({@code [\r\n]*}, {@code \s*[\r\n]+}) or is white space only, so the piece that holds {@code at - 1}
+     * ends at {@code at}, and every piece before it is matched without looking past {@code at} (the only
+     * look-ahead, {@code \s+(?!\S)}, is never reached for a run of white space that ends in a line feed:
+     * {@code \s*[\r\n]+} takes it first). A chat template puts such a position between messages.
+     */
+    @Override
+    public boolean splitsAt(CharSequence text, int at) {
+        if (at <= 0 || at >= text.length() || text.charAt(at - 1) != '\n') {
+            return false;
+        }
+        char next = text.charAt(at);
+        return !Character.isWhitespace(next) && !Character.isSpaceChar(next) && next != '\u0085';
+    }
+
     @Override
     public int vocabSize() {
         return VOCAB_SIZE;

@@ -28,6 +28,16 @@ public interface Tokenizer {
         return encode(text);
     }
 
+    /**
+     * Whether {@code encode(text)} is guaranteed to equal {@code encode(text[0, at))} followed by
+     * {@code encode(text[at, end))}: no token of {@code text} spans {@code at}, and tokenizing the part
+     * before {@code at} alone gives the same tokens. Conservative: false means "not known", never "no".
+     * {@link ChatPromptCache} reuses the tokens of a conversation's history only at such a position.
+     */
+    default boolean splitsAt(CharSequence text, int at) {
+        return false;
+    }
+
     /** Prompt token ids must lie in {@code [0, vocabSize())}. */
     int vocabSize();
 

@@ -20,11 +20,16 @@ public record RunningService(String name, long pid, Instant startedAt, String po
     public Optional<ProcessHandle> handle() {
         return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(h -> {
             Optional<Instant> start = h.info().startInstant();
-            // Start times are recorded with the precision the OS gives; allow a second of slack.
+            // A start time is the kernel's ticks since boot plus the boot time each JVM reads once from /proc/stat,
+            // which is whole seconds and moves by one as the wall clock is slewed: the JVM that recorded a start (the
+            // planner, for a worker it started) and the one asking can be a second apart for the same process. Two
+            // seconds of slack still tell a reused pid apart, which the kernel hands out again only after wrapping.
             return start.isEmpty() || startedAt == null
-                    || Math.abs(start.get().toEpochMilli() - startedAt.toEpochMilli()) < 1000;
+                    || Math.abs(start.get().toEpochMilli() - startedAt.toEpochMilli()) <= START_SLACK_MS;
         });
     }
+
+    private static final long START_SLACK_MS = 2_000;
 
     public boolean alive() {
         return handle().isPresent();

@@ -2,7 +2,6 @@ package io.flotilla.router.kube;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.WorkerDirectory;
@@ -15,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -28,10 +28,15 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The Kubernetes views are off unless enabled; enabled, both start with the context against the API server. */
-@EnableKubernetesMockClient(crud = true)
 class KubernetesConfigTest {
 
-    KubernetesClient client;
+    private final CrudApiServer api = new CrudApiServer();
+    private final KubernetesClient client = api.client();
+
+    @AfterEach
+    void stopApi() {
+        api.close();
+    }
 
     @Configuration(proxyBeanMethods = false)
     @EnableConfigurationProperties(RouterProperties.class)

@@ -3,7 +3,6 @@ package io.flotilla.router.kube;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
@@ -38,13 +37,13 @@ import static org.awaitility.Awaitility.await;
  * Kafka leases, and the runtime ConfigMap. Informer events arrive on the client's threads, so the test waits for
  * the state it expects (no timing is asserted).
  */
-@EnableKubernetesMockClient(crud = true)
 class KubernetesViewTest {
 
     private static final String NS = "flotilla";
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    KubernetesClient client;
+    private final CrudApiServer api = new CrudApiServer();
+    private final KubernetesClient client = api.client();
 
     private IndexerClient indexer;
     private RequestRouter router;
@@ -67,6 +66,7 @@ class KubernetesViewTest {
         }
         router.close();
         indexer.close();
+        api.close();
     }
 
     private void pod(String name) {

@@ -11,6 +11,7 @@ import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.protocol.Ports;
+import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.WorkerInfo;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -143,6 +144,37 @@ class LocalClusterE2ETest {
                             assertThat(ids.contains(s.parentId()) || "00f067aa0ba902b7".equals(s.parentId()))
                                     .as(s.toString()).isTrue());
                 });
+        assertThat(requestRecordTraceparents("00-" + traceId + "-"))
+                .as("the request's record on %s carries its trace", Topics.REQUESTS.name())
+                .anySatisfy(t -> assertThat(t).startsWith("00-" + traceId + "-"));
+    }
+
+    /**
+     * The {@code traceparent} headers of the records on the requests topic, read from the start until one begins
+     * with {@code prefix} (at most 20 s).
+     */
+    private static List<String> requestRecordTraceparents(String prefix) {
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", "127.0.0.1:" + Ports.KAFKA);
+        List<String> found = new java.util.ArrayList<>();
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(Topics.REQUESTS.name()).stream()
+                    .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (found.stream().noneMatch(t -> t.startsWith(prefix)) && System.nanoTime() < until) {
+                for (var record : consumer.poll(Duration.ofMillis(500))) {
+                    var h = record.headers().lastHeader("traceparent");
+                    if (h != null) {
+                        found.add(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     @Test

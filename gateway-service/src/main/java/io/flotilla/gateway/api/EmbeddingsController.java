@@ -122,7 +122,7 @@ class EmbeddingsController {
                             });
                 })
                 .doOnError(ctx::error)
-                .doFinally(signal -> accounting.end(ctx, signal));
+                .transform(response -> accounting.endWhenDone(ctx, response));
     }
 
     private EmbeddingJob job(EmbeddingsRequest request, ModelCatalog.ModelTarget target, String requestId, String tenant) {

@@ -103,7 +103,7 @@ final class GenerationIntake {
                 // the policy's refusals of the request's flow-control headers; shed requests are mapped by the pipeline
                 .onErrorMap(FlowRejected.class, e -> FlowRejections.toApiError(null, e, null))
                 .doOnError(ctx::error)
-                .doFinally(signal -> accounting.end(ctx, signal));
+                .transform(response -> accounting.endWhenDone(ctx, response));
     }
 
     /** The request as flow control sees it; its deadline counts from arrival, not from the end of tokenization. */

@@ -1,5 +1,6 @@
 package io.flotilla.gateway.client;
 
+import io.flotilla.boot.trace.TracedRecord;
 import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.GatewayLoad;
@@ -12,7 +13,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Request records on {@code flotilla.requests}, keyed by request id, and load reports on
+ * Request records on {@code flotilla.requests}, keyed by request id and carrying the request's trace context
+ * as W3C headers, and load reports on
  * {@code flotilla.gateway-load}, keyed by gateway id, over one producer. {@code send} blocks at most
  * {@code max.block.ms} (500 ms) when the broker's metadata is unknown; undelivered records expire
  * after the delivery timeout and count as errors.
@@ -31,6 +33,12 @@ public final class KafkaRecordSink implements RequestRecordSink {
     @Override
     public void send(RequestRecord record, Runnable onError) {
         deliver(new ProducerRecord<>(Topics.REQUESTS.name(), record.getId(), record), onError);
+    }
+
+    /** The record with its request's W3C {@code traceparent}/{@code tracestate} as headers. */
+    @Override
+    public void send(TracedRecord<RequestRecord> record, Runnable onError) {
+        deliver(record.toRecord(Topics.REQUESTS.name(), record.value().getId()), onError);
     }
 
     private void deliver(ProducerRecord<String, Object> record, Runnable onError) {

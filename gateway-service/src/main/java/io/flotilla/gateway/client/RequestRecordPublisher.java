@@ -1,5 +1,6 @@
 package io.flotilla.gateway.client;
 
+import io.flotilla.boot.trace.TracedRecord;
 import io.flotilla.protocol.kafka.BoundedSender;
 import io.flotilla.protocol.v1.RequestRecord;
 import org.slf4j.Logger;
@@ -10,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Publishes request records without ever blocking the request path: {@link #publish} only offers to a
  * bounded queue, and one sender thread hands records to the sink. When the sink is slow or down the
- * queue fills, after which records are dropped and counted ({@link #dropped()}).
+ * queue fills, after which records are dropped and counted ({@link #dropped()}). Each record takes the trace
+ * context current where it is published (the request's, see {@code RequestAccounting}) to the sender thread.
  */
 public final class RequestRecordPublisher implements AutoCloseable {
 
@@ -18,7 +20,7 @@ public final class RequestRecordPublisher implements AutoCloseable {
 
     private final RequestRecordSink sink;
     private final AtomicLong failed = new AtomicLong();
-    private final BoundedSender<RequestRecord> sender;
+    private final BoundedSender<TracedRecord<RequestRecord>> sender;
 
     public RequestRecordPublisher(RequestRecordSink sink, int buffer) {
         this.sink = sink;
@@ -27,7 +29,7 @@ public final class RequestRecordPublisher implements AutoCloseable {
     }
 
     public void publish(RequestRecord record) {
-        if (!sender.offer(record)) {
+        if (!sender.offer(TracedRecord.capture(record))) {
             long n = sender.dropped();
             if (Long.bitCount(n) == 1) {
                 log.warn("request record buffer full ({} records): dropping record of {} [{} dropped so far]",

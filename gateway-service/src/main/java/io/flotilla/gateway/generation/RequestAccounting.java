@@ -7,7 +7,10 @@ import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
 import io.flotilla.protocol.v1.RoutingMode;
+import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
 import org.springframework.web.util.DisconnectedClientHelper;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 import java.time.Clock;
@@ -22,6 +25,8 @@ import java.time.Instant;
  */
 public final class RequestAccounting {
 
+    private static final ContextSnapshotFactory SNAPSHOTS = ContextSnapshotFactory.builder().build();
+
     private final GatewayMetrics metrics;
     private final TenantMetrics tenants;
     private final RequestRecordPublisher records;
@@ -32,6 +37,19 @@ public final class RequestAccounting {
         this.tenants = tenants;
         this.records = records;
         this.clock = clock;
+    }
+
+    /**
+     * {@code response}, ending the request when it terminates. The request's observation, which WebFlux keeps in
+     * the subscriber's Reactor context rather than on the thread that happens to end it, is made current while it
+     * ends: the published record then carries the request's trace context.
+     */
+    public <T> Mono<T> endWhenDone(RequestContext ctx, Mono<T> response) {
+        return Mono.deferContextual(view -> response.doFinally(signal -> {
+            try (ContextSnapshot.Scope ignored = SNAPSHOTS.setThreadLocalsFrom(view)) {
+                end(ctx, signal);
+            }
+        }));
     }
 
     /** Called when the request's response publisher terminates with {@code signal}. */

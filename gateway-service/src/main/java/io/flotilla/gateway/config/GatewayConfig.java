@@ -203,9 +203,10 @@ class GatewayConfig {
     }
 
     @Bean
-    JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler) {
+    JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler,
+                          ObservationRegistry observations) {
         return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler,
-                new KvScopes(properties, profiles::tokenization));
+                new KvScopes(properties, profiles::tokenization), observations);
     }
 
     @Bean
@@ -232,10 +233,11 @@ class GatewayConfig {
     /** Flow control; per-flow in-flight limits through {@code gate}, tenant tags shared with the per-tenant meters. */
     @Bean
     FlowController flowController(ModelProfiles profiles, GatewayProperties properties, FlowPolicy policy,
-                                  MeterRegistry registry, TenantGate gate, TenantTags tenantTags) {
+                                  MeterRegistry registry, TenantGate gate, TenantTags tenantTags,
+                                  ObservationRegistry observations) {
         GatewayProperties.Flow f = properties.flow();
         return new FlowController(profiles::flowLimits, Schedulers.parallel(), new FlowMetrics(registry, tenantTags::tag),
-                f.quantum(), policy::weight, f.pollInterval(), gate);
+                f.quantum(), policy::weight, f.pollInterval(), gate, observations);
     }
 
     @Bean

@@ -3,6 +3,8 @@ package io.flotilla.gateway.flow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import io.micrometer.observation.ObservationRegistry;
+import reactor.core.observability.micrometer.Micrometer;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
@@ -98,6 +100,10 @@ public final class FlowController {
         }
     }
 
+    /** The observation of an admission, from asking to a slot or a refusal. */
+    public static final String WAIT_OBSERVATION = "flotilla.gateway.flow.wait";
+
+    private final ObservationRegistry observations;
     private final Function<String, FlowLimits> limits;
     private final Scheduler scheduler;
     private final FlowMetrics metrics;
@@ -125,6 +131,17 @@ public final class FlowController {
     /** As the other constructor, with per-flow in-flight limits from {@code gate}. */
     public FlowController(Function<String, FlowLimits> limits, Scheduler scheduler, FlowMetrics metrics, long quantum,
                           ToLongFunction<String> weights, Duration pollInterval, TenantGate gate) {
+        this(limits, scheduler, metrics, quantum, weights, pollInterval, gate, ObservationRegistry.NOOP);
+    }
+
+    /**
+     * As the other constructors; each admission's wait is an observation of {@code observations}
+     * ({@value #WAIT_OBSERVATION}: a span of the request's trace and a timer).
+     */
+    public FlowController(Function<String, FlowLimits> limits, Scheduler scheduler, FlowMetrics metrics, long quantum,
+                          ToLongFunction<String> weights, Duration pollInterval, TenantGate gate,
+                          ObservationRegistry observations) {
+        this.observations = observations;
         this.limits = limits;
         this.scheduler = scheduler;
         this.metrics = metrics;
@@ -151,7 +168,7 @@ public final class FlowController {
      *                    even a full queue (it had a place before)
      */
     public Mono<FlowSlot> admit(FlowRequest request, boolean readmission) {
-        return Mono.create(sink -> {
+        Mono<FlowSlot> slot = Mono.create(sink -> {
             Ticket t = new Ticket(request, sink);
             String model = request.model();
             submit(() -> apply(model, states.model(model).admit(t, request, readmission, nowNanos(), gateView)));
@@ -164,6 +181,8 @@ public final class FlowController {
                 }
             }));
         });
+        // the request's observation is in the subscriber's Reactor context: the wait becomes a span of its trace
+        return observations.isNoop() ? slot : slot.name(WAIT_OBSERVATION).tap(Micrometer.observation(observations));
     }
 
     /**

@@ -18,6 +18,8 @@ import io.flotilla.gateway.toolcall.ForcedToolCalls;
 import io.flotilla.gateway.toolcall.ToolCallIds;
 import io.flotilla.gateway.toolcall.ToolCallParser;
 import io.flotilla.gateway.toolcall.ToolCallStream;
+import io.micrometer.observation.ObservationRegistry;
+import reactor.core.observability.micrometer.Micrometer;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -40,6 +42,10 @@ public final class JobFactory {
     /** OpenAI's documented default {@code max_tokens} of a text completion. */
     static final int TEXT_DEFAULT_MAX_TOKENS = 16;
 
+    /** The observation of a preparation: model lookup, chat template, tokenization and checks. */
+    public static final String PREPARE_OBSERVATION = "flotilla.gateway.prepare";
+
+    private final ObservationRegistry observations;
     private final ModelCatalog catalog;
     private final ModelProfiles profiles;
     private final String defaultModel;
@@ -49,6 +55,13 @@ public final class JobFactory {
 
     public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens,
                       Scheduler prepare, KvScopes scopes) {
+        this(catalog, profiles, defaultModel, chatDefaultMaxTokens, prepare, scopes, ObservationRegistry.NOOP);
+    }
+
+    /** As the other constructor; each preparation is an observation ({@value #PREPARE_OBSERVATION}) of {@code observations}. */
+    public JobFactory(ModelCatalog catalog, ModelProfiles profiles, String defaultModel, int chatDefaultMaxTokens,
+                      Scheduler prepare, KvScopes scopes, ObservationRegistry observations) {
+        this.observations = observations;
         this.catalog = catalog;
         this.scopes = scopes;
         this.prepare = prepare;
@@ -75,7 +88,10 @@ public final class JobFactory {
         if (textChars(request) > INLINE_TEXT_CHARS) {
             target = target.publishOn(prepare);
         }
-        return target.map(t -> build(request, t.model(), t.adapter(), requestId, keyId, tenant, disaggAllowed));
+        Mono<GenerationJob> job = target.map(t -> build(request, t.model(), t.adapter(), requestId, keyId, tenant,
+                disaggAllowed));
+        // a span of the request's trace (its observation is in the subscriber's Reactor context) and a timer
+        return observations.isNoop() ? job : job.name(PREPARE_OBSERVATION).tap(Micrometer.observation(observations));
     }
 
     /**

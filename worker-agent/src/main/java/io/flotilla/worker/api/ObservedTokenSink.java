@@ -13,22 +13,36 @@ import java.util.Locale;
  * One request's time on the engine as an observation, {@code flotilla.worker.engine}: started where the request is
  * submitted (a child of the Generate call's observation, so the engine's span sits in the request's trace), an event
  * {@code first-token} when prefill is done and the first tokens arrive, stopped at finish or error with the prompt,
- * cached and completion token counts. Passes every callback on unchanged; with tracing off the registry's handlers
- * only time it.
+ * cached and completion token counts. Its two phases are child observations: {@code flotilla.worker.engine.prefill}
+ * ("engine prefill", from submission to the first tokens: the engine's queue and the prompt's forward pass, which an
+ * engine behind HTTP does not tell apart) and {@code flotilla.worker.engine.decode} ("engine decode", from the first
+ * tokens to the finish). Passes every callback on unchanged; with tracing off the registry's handlers only time them.
  */
 final class ObservedTokenSink implements TokenSink {
 
     static final String NAME = "flotilla.worker.engine";
+    static final String PREFILL = NAME + ".prefill";
+    static final String DECODE = NAME + ".decode";
     private static final Observation.Event FIRST_TOKEN = Observation.Event.of("first-token",
             "prefill done, the first tokens streamed");
 
     private final TokenSink sink;
+    private final ObservationRegistry registry;
     private final Observation observation;
+    /** The phase under way: prefill until the first tokens, then decode. */
+    private Observation phase;
     private boolean firstSeen;
 
-    private ObservedTokenSink(TokenSink sink, Observation observation) {
+    private ObservedTokenSink(TokenSink sink, ObservationRegistry registry, Observation observation) {
         this.sink = sink;
+        this.registry = registry;
         this.observation = observation;
+        this.phase = phase(PREFILL, "engine prefill");
+    }
+
+    private Observation phase(String name, String contextualName) {
+        return Observation.createNotStarted(name, registry).contextualName(contextualName)
+                .parentObservation(observation).start();
     }
 
     /** {@code sink} observed as {@code engine}'s generation on {@code workerId}; started now. */
@@ -41,7 +55,7 @@ final class ObservedTokenSink implements TokenSink {
                 .lowCardinalityKeyValue("engine", engine)
                 .highCardinalityKeyValue("worker", workerId)
                 .start();
-        return new ObservedTokenSink(sink, o);
+        return new ObservedTokenSink(sink, registry, o);
     }
 
     /**
@@ -68,6 +82,8 @@ final class ObservedTokenSink implements TokenSink {
         if (!firstSeen) {
             firstSeen = true;
             observation.event(FIRST_TOKEN);
+            phase.stop();
+            phase = phase(DECODE, "engine decode");
         }
     }
 
@@ -80,6 +96,7 @@ final class ObservedTokenSink implements TokenSink {
         try {
             sink.onFinish(reason, promptTokens, cachedTokens, completionTokens);
         } finally {
+            phase.stop();
             observation.stop();
         }
     }
@@ -87,9 +104,11 @@ final class ObservedTokenSink implements TokenSink {
     @Override
     public void onError(Throwable error) {
         observation.lowCardinalityKeyValue("finish", "error").error(error);
+        phase.error(error);
         try {
             sink.onError(error);
         } finally {
+            phase.stop();
             observation.stop();
         }
     }

@@ -3,11 +3,8 @@ package io.flotilla.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.GatewayOptions;
-import io.flotilla.cluster.launcher.KvbmOptions;
-import io.flotilla.cluster.launcher.PlannerOptions;
-import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.cluster.launcher.Tenancy;
 import io.flotilla.cluster.redis.RedisServerExtension;
 import io.flotilla.protocol.Ports;
@@ -40,11 +37,10 @@ class ResponsesE2ETest {
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-responses-",
             c -> RedisServerExtension.requireBinary(c).tenancy(Tenancy.parse(null, null, List.of(KEY, OTHER_KEY), null, 4, 500))
-                    .up(2, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
-                            List.of(ServedModel.DEFAULT), 1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of(
+                    .up(ClusterSpec.builder().workers(2).simSpeedup(10.0).gateways(GatewayOptions.parse(2, null, List.of(
                                     // a 2-core machine shared by several builds stalls threads past the default 50 ms
-                                    "limits.timeout=2s", "limits.connect-timeout=5s")),
-                            Duration.ofSeconds(240)));
+                                    "limits.timeout=2s", "limits.connect-timeout=5s")))
+                            .timeout(Duration.ofSeconds(240)).build()));
 
     private static HttpResponse<String> send(int port, String key, String method, String path, ObjectNode body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

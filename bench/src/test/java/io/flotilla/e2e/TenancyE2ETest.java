@@ -2,10 +2,8 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.GatewayOptions;
-import io.flotilla.cluster.launcher.KvbmOptions;
-import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.cluster.launcher.Tenancy;
@@ -51,15 +49,15 @@ class TenancyE2ETest {
     /** Without redis-server the class is skipped, loudly (failed where Redis is required: CI), as the gateway's Redis tests are. */
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-tenancy-",
-            c -> RedisServerExtension.requireBinary(c).tenancy(Tenancy.parse(null, null, List.of(KEY), null, 4, 500)).up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
-                    List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
-                            ServedModel.parse("model-b", null, null, true, Path.of("."))),
-                    1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of(
+            c -> RedisServerExtension.requireBinary(c).tenancy(Tenancy.parse(null, null, List.of(KEY), null, 4, 500)).up(ClusterSpec.builder().workers(1).simSpeedup(10.0)
+                    .models(List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
+                            ServedModel.parse("model-b", null, null, true, Path.of("."))))
+                    .gateways(GatewayOptions.parse(2, null, List.of(
                             "rate-limit.requests-per-period=" + PER_SECOND, "rate-limit.period=1s",
                             // A 2-core machine shared by several builds stalls JVM threads for more than the
                             // default 50 ms; the fallback on a slow store is tested in gateway-service.
-                            "limits.timeout=2s", "limits.connect-timeout=5s")),
-                    Duration.ofSeconds(240)));
+                            "limits.timeout=2s", "limits.connect-timeout=5s")))
+                    .timeout(Duration.ofSeconds(240)).build()));
 
     private static HttpRequest completion(int port, String model) throws Exception {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/completions"))

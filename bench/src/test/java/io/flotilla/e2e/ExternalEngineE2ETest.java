@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletion;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.ExternalEngines;
 import io.flotilla.gateway.sdk.SdkExamples;
 import io.flotilla.cluster.launcher.LocalCluster;
-import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.protocol.Ports;
@@ -100,7 +100,7 @@ class ExternalEngineE2ETest {
         assertThat(model.tokenizerId()).isEqualTo(TOKENIZER_ID);
         Path root = Path.of("").toAbsolutePath().getParent();
         cluster = new LocalCluster(root, state, System.out);
-        started = cluster.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, external, model, Duration.ofSeconds(240));
+        started = cluster.up(ClusterSpec.builder().workers(2).engines(external).model(model).timeout(Duration.ofSeconds(240)).build());
         for (FakeVllmEngine e : engines) {
             e.awaitSubscriber(Duration.ofSeconds(30));
         }

@@ -2,9 +2,7 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.cluster.launcher.ExternalEngines;
-import io.flotilla.cluster.launcher.PlannerOptions;
-import io.flotilla.cluster.launcher.ServedModel;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -47,8 +45,8 @@ class FlowControlE2ETest {
 
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-flow-",
-            c -> c.up(2, 0, 0, "kv", null, SIM_SPEEDUP, PlannerOptions.SHADOW, ExternalEngines.NONE, ServedModel.DEFAULT, 2,
-                    Duration.ofSeconds(240)));
+            c -> c.up(ClusterSpec.builder().workers(2).simSpeedup(SIM_SPEEDUP).routers(2)
+                    .timeout(Duration.ofSeconds(240)).build()));
 
     private static HttpResponse<String> complete(String prompt, int maxTokens, String queueTimeout) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + Ports.GATEWAY_HTTP + "/v1/completions"))

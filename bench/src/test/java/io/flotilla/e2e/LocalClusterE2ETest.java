@@ -4,9 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletion;
-import io.flotilla.cluster.launcher.ExternalEngines;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.Observability;
-import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.gateway.sdk.SdkExamples;
@@ -51,7 +50,7 @@ class LocalClusterE2ETest {
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-", c -> {
         ServedModel model = ServedModel.DEFAULT.withBehaviour(null, "qwen3", script(c.stateDir()).toString(), c.stateDir());
         c.observability(Observability.tracingTo(spans.spansUrl()));
-        return c.up(2, 0, 0, "kv", null, 1.0, PlannerOptions.SHADOW, ExternalEngines.NONE, model, Duration.ofSeconds(240));
+        return c.up(ClusterSpec.builder().workers(2).model(model).timeout(Duration.ofSeconds(240)).build());
     });
 
     @org.junit.jupiter.api.AfterAll

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.v1.WorkerInfo;
@@ -47,7 +48,8 @@ class PdClusterE2ETest {
     private static final int MAX_TOKENS = 50;
 
     @RegisterExtension
-    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-pd-", c -> c.up(0, 1, 1, "kv", null, Duration.ofSeconds(240)));
+    static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-pd-", c -> c.up(ClusterSpec.builder()
+            .workers(0).prefillDecode(1, 1).timeout(Duration.ofSeconds(240)).build()));
 
     @Test
     @Order(1)

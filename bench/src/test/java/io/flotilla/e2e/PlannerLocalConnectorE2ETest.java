@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.LocalCluster;
 import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
@@ -69,7 +70,8 @@ class PlannerLocalConnectorE2ETest {
         PlannerOptions planner = PlannerOptions.parse("local", "2s", List.of(
                 "ready-time=10s", "aggregated.max=2", "scaling.up-cooldown=2s", "scaling.min-hold=4s",
                 "scaling.idle-after=8s"));
-        started = cluster.up(1, 0, 0, "kv", null, 0.25, planner, Duration.ofSeconds(240));
+        started = cluster.up(ClusterSpec.builder().workers(1).simSpeedup(0.25).planner(planner)
+                .timeout(Duration.ofSeconds(240)).build());
         membership = new TopicTailer<>("planner-e2e", ProtoProducers.plaintext("127.0.0.1:" + Ports.KAFKA), Topics.WORKERS.name(),
                 new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                 TopicTailer.eachValue(statuses::add), Clock.systemUTC()).start();

@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.flotilla.cluster.kafka.KafkaBroker;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.ExternalEngines;
-import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
-import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.protocol.Ports;
 import io.flotilla.protocol.hash.BlockHasher;
 import io.flotilla.protocol.hash.KvNamespace;
@@ -83,8 +82,9 @@ class SglangSaslE2ETest {
         ExternalEngines external = ExternalEngines.parse("sglang", engines[0].url() + "," + engines[1].url(),
                 engines[0].kvEvents() + "," + engines[1].kvEvents(),
                 engines[0].kvEventsReplay() + "," + engines[1].kvEventsReplay(), "fake/model", 2);
-        cluster = ClusterUnderTest.start(state, c -> c.up(2, 0, 0, "kv", kafka.bootstrapServers(), 1.0,
-                PlannerOptions.SHADOW, external, ServedModel.DEFAULT, clientConfig, Duration.ofSeconds(240)));
+        cluster = ClusterUnderTest.start(state, c -> c.up(ClusterSpec.builder().workers(2)
+                .externalKafka(kafka.bootstrapServers()).kafkaConfig(clientConfig).engines(external)
+                .timeout(Duration.ofSeconds(240)).build()));
         for (FakeSglangEngine e : engines) {
             e.awaitSubscriber(Duration.ofSeconds(30));
         }

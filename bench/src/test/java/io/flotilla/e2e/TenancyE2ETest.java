@@ -2,16 +2,18 @@ package io.flotilla.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flotilla.cluster.launcher.ExternalEngines;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.GatewayOptions;
-import io.flotilla.cluster.launcher.KvbmOptions;
-import io.flotilla.cluster.launcher.PlannerOptions;
 import io.flotilla.cluster.launcher.RunningService;
 import io.flotilla.cluster.launcher.ServedModel;
 import io.flotilla.cluster.launcher.Tenancy;
 import io.flotilla.cluster.redis.RedisServerExtension;
 import io.flotilla.protocol.Ports;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
@@ -35,15 +37,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Several models and several gateways in one local cluster, as {@code bin/flotilla up --gateways 2
- * --model A --model B} starts it: each model has its own worker and planner, both gateways list and serve
- * both models, and a per-key rate limit holds across the two gateways through the Redis the launcher
- * started (1,000 requests alternating between them).
+ * Several models and several gateways in one local cluster, as {@code bin/flotilla up --gateways 2 --workers 2
+ * --model A --model B} starts it: each model has its own pool of two workers and its own planner, both gateways
+ * list and serve both models, and the gateways share the Redis the launcher started for two things.
+ *
+ * <ol>
+ *   <li>Stored Responses: a three-turn conversation, each turn through the other gateway with
+ *       {@code previous_response_id}, stays on the worker of model A's pool that holds its KV (named to the router
+ *       as the previous worker, priced by the index's overlap) and finds more of its prompt cached each turn;
+ *       another API key reads none of it.</li>
+ *   <li>A per-key rate limit holds across the two gateways (1,000 requests alternating between them).</li>
+ * </ol>
+ * The two share one cluster because a whole cluster is the slow part of a test; they use different keys, so the
+ * limit under test counts only its own key's requests, and the conversation runs first.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TenancyE2ETest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String KEY = "sk-tenancy-e2e";
+    /** The conversation's key, and a key that must not read it. */
+    private static final String RESPONSES_KEY = "sk-responses-e2e";
+    private static final String OTHER_KEY = "sk-responses-other";
     /** The per-key limit under test: tokens per second of the shared bucket. */
     private static final int PER_SECOND = 20;
     private static final List<Integer> GATEWAYS = List.of(Ports.gatewayHttp(0), Ports.gatewayHttp(1));
@@ -51,15 +66,82 @@ class TenancyE2ETest {
     /** Without redis-server the class is skipped, loudly (failed where Redis is required: CI), as the gateway's Redis tests are. */
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-tenancy-",
-            c -> RedisServerExtension.requireBinary(c).tenancy(Tenancy.parse(null, null, List.of(KEY), null, 4, 500)).up(1, 0, 0, "kv", null, 10.0, PlannerOptions.SHADOW, ExternalEngines.NONE,
-                    List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
-                            ServedModel.parse("model-b", null, null, true, Path.of("."))),
-                    1, null, KvbmOptions.NONE, GatewayOptions.parse(2, null, List.of(
+            c -> RedisServerExtension.requireBinary(c).tenancy(Tenancy.parse(null, null, List.of(KEY, RESPONSES_KEY, OTHER_KEY),
+                    null, 4, 500)).up(ClusterSpec.builder().workers(2).simSpeedup(10.0)
+                    .models(List.of(ServedModel.parse("model-a", null, null, true, Path.of(".")),
+                            ServedModel.parse("model-b", null, null, true, Path.of("."))))
+                    .gateways(GatewayOptions.parse(2, null, List.of(
                             "rate-limit.requests-per-period=" + PER_SECOND, "rate-limit.period=1s",
                             // A 2-core machine shared by several builds stalls JVM threads for more than the
                             // default 50 ms; the fallback on a slow store is tested in gateway-service.
-                            "limits.timeout=2s", "limits.connect-timeout=5s")),
-                    Duration.ofSeconds(240)));
+                            "limits.timeout=2s", "limits.connect-timeout=5s")))
+                    .timeout(Duration.ofSeconds(240)).build()));
+
+    /** Model A's pool and model B's: the launcher numbers the first model's workers first. */
+    private static final List<String> POOL_A = List.of("worker-0", "worker-1");
+    private static final List<String> POOL_B = List.of("worker-2", "worker-3");
+
+    private static HttpResponse<String> call(int port, String key, String method, String path, ObjectNode body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + key)
+                .timeout(Duration.ofSeconds(60));
+        b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
+                : b.method(method, HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+        return ClusterUnderTest.HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A user turn long enough to fill several KV blocks of its own. */
+    private static String turn(int n) {
+        return ("Turn " + n + ": tell me more about the harbour, the boats, the tides and the lighthouse keeper. ").repeat(8);
+    }
+
+    @Test
+    @Order(1)
+    void threeResponsesTurnsThroughTwoGatewaysStayWithTheirKvAndAreTheKeysAlone() throws Exception {
+        ClusterUnderTest c = cluster.get();
+        await().atMost(Duration.ofSeconds(60)).until(() -> c.routable().size() == 4);
+        for (int port : GATEWAYS) {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> call(port, RESPONSES_KEY, "GET", "/v1/models", null).body().contains("model-a"));
+        }
+
+        String previous = null;
+        List<String> workers = new ArrayList<>();
+        List<Integer> cached = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            ObjectNode body = JSON.createObjectNode().put("model", "model-a").put("input", turn(t))
+                    .put("max_output_tokens", 24);
+            if (previous != null) {
+                body.put("previous_response_id", previous);
+            }
+            HttpResponse<String> r = call(GATEWAYS.get(t % 2), RESPONSES_KEY, "POST", "/v1/responses", body);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            JsonNode response = JSON.readTree(r.body());
+            previous = response.path("id").asText();
+            ids.add(previous);
+            workers.add(r.headers().firstValue("x-flotilla-worker").orElseThrow());
+            cached.add(response.path("usage").path("input_tokens_details").path("cached_tokens").asInt());
+            System.out.printf("responses e2e: turn %d via gateway %d on %s: input %d tokens, %d cached%n", t + 1,
+                    t % 2, workers.get(t), response.path("usage").path("input_tokens").asInt(), cached.get(t));
+        }
+        assertThat(workers).as("every turn on the worker holding the conversation's KV").containsOnly(workers.get(0));
+        assertThat(workers.get(0)).as("a worker of model A's pool of two").isIn(POOL_A);
+        assertThat(cached.get(1)).as("turn 2 reuses turn 1's prompt").isGreaterThan(cached.get(0));
+        assertThat(cached.get(2)).as("turn 3 reuses more").isGreaterThan(cached.get(1));
+
+        for (int port : GATEWAYS) {
+            HttpResponse<String> mine = call(port, RESPONSES_KEY, "GET", "/v1/responses/" + ids.get(2) + "/input_items?order=asc", null);
+            assertThat(mine.statusCode()).as(mine.body()).isEqualTo(200);
+            assertThat(JSON.readTree(mine.body()).path("data").size()).as("3 inputs and 2 answers").isEqualTo(5);
+            for (String id : ids) {
+                HttpResponse<String> other = call(port, OTHER_KEY, "GET", "/v1/responses/" + id, null);
+                assertThat(other.statusCode()).as(other.body()).isEqualTo(404);
+            }
+            ObjectNode followUp = JSON.createObjectNode().put("input", "and?").put("previous_response_id", ids.get(2));
+            assertThat(call(port, OTHER_KEY, "POST", "/v1/responses", followUp).statusCode()).isEqualTo(404);
+        }
+    }
 
     private static HttpRequest completion(int port, String model) throws Exception {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/completions"))
@@ -74,13 +156,14 @@ class TenancyE2ETest {
     }
 
     @Test
-    void bothGatewaysServeBothModelsEachOnItsOwnWorkerAndOneKeyLimitHoldsAcrossThem() throws Exception {
+    @Order(2)
+    void bothGatewaysServeBothModelsEachOnItsOwnPoolAndOneKeyLimitHoldsAcrossThem() throws Exception {
         ClusterUnderTest c = cluster.get();
         assertThat(c.started()).extracting(RunningService::name).contains("redis", "planner", "planner-1",
-                "worker-0", "worker-1", "gateway", "gateway-1");
+                "worker-0", "worker-1", "worker-2", "worker-3", "gateway", "gateway-1");
         assertThat(c.launcher().status()).filteredOn(s -> s.name().equals("gateway-1")).singleElement()
                 .satisfies(s -> assertThat(s.ports()).contains("8001"));
-        await().atMost(Duration.ofSeconds(60)).until(() -> c.routable().size() == 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> c.routable().size() == 4);
 
         for (int port : GATEWAYS) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
@@ -94,8 +177,8 @@ class TenancyE2ETest {
             HttpResponse<String> b = send(completion(port, "model-b"));
             assertThat(a.statusCode()).as(a.body()).isEqualTo(200);
             assertThat(b.statusCode()).as(b.body()).isEqualTo(200);
-            assertThat(a.headers().firstValue("x-flotilla-worker")).hasValue("worker-0");
-            assertThat(b.headers().firstValue("x-flotilla-worker")).hasValue("worker-1");
+            assertThat(a.headers().firstValue("x-flotilla-worker").orElseThrow()).isIn(POOL_A);
+            assertThat(b.headers().firstValue("x-flotilla-worker").orElseThrow()).isIn(POOL_B);
             assertThat(send(completion(port, "model-c")).statusCode()).isEqualTo(404);
         }
 

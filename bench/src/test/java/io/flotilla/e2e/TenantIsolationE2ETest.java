@@ -3,6 +3,7 @@ package io.flotilla.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flotilla.cluster.launcher.ClusterSpec;
 import io.flotilla.cluster.launcher.Tenancy;
 import io.flotilla.protocol.Ports;
 import org.junit.jupiter.api.MethodOrderer;
@@ -41,7 +42,7 @@ class TenantIsolationE2ETest {
     @RegisterExtension
     static final ClusterExtension cluster = new ClusterExtension("flotilla-e2e-tenancy-",
             c -> c.tenancy(Tenancy.parse("tenant", List.of(SYSTEM), List.of(KEY_A, KEY_B), List.of("sql"), 1, 300))
-                    .up(2, 0, 0, "kv", null, Duration.ofSeconds(240)));
+                    .up(ClusterSpec.builder().workers(2).timeout(Duration.ofSeconds(240)).build()));
 
     @Test
     @Order(1)

@@ -25,7 +25,10 @@ import java.util.stream.Collectors;
  */
 final class SuiteReport {
 
-    /** The targets of issue 21. */
+    /**
+     * The planner's targets: SLO attainment of at least 95 % on every shape, and worker-seconds at most 55 % of
+     * peak-static's (median over the shapes) and 70 % (any shape).
+     */
     static final double MIN_ATTAINMENT = 0.95;
     static final double MAX_MEDIAN_SHARE = 0.55;
     static final double MAX_SHARE = 0.70;

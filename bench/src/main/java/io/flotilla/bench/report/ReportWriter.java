@@ -152,9 +152,9 @@ public final class ReportWriter {
         double[] e2e = new double[n];
         for (int i = 0, k = 0; k < n; i += stride, k++) {
             RequestResult r = ok.get(i);
-            t[k] = r.sentMs() / 1000.0;
-            ttft[k] = r.ttftMs();
-            e2e[k] = r.e2eMs();
+            t[k] = r.sent().sentMs() / 1000.0;
+            ttft[k] = r.timing().ttftMs();
+            e2e[k] = r.timing().e2eMs();
         }
         return SvgChart.lines("Latency over time (by send time)", "time since start (s)", "ms",
                 List.of(new SvgChart.Series("TTFT", t, ttft, true), new SvgChart.Series("end-to-end", t, e2e, true)));

@@ -43,9 +43,9 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
 
         Group add(RequestResult r, boolean met) {
             if (r.ok()) {
-                ttft.add(r.ttftMs());
-                if (!Double.isNaN(r.queueMs())) {
-                    queueMs.add(r.queueMs());
+                ttft.add(r.timing().ttftMs());
+                if (!Double.isNaN(r.timing().queueMs())) {
+                    queueMs.add(r.timing().queueMs());
                 }
             }
             return new Group(requests + 1, completed + (r.ok() ? 1 : 0), ttft, queueMs, sloMet + (met ? 1 : 0));
@@ -91,44 +91,46 @@ public record RunSummary(RunContext context, RunResult run, SloPolicy slo, long 
         long cached = 0;
         long met = 0;
         for (RequestResult r : run.requests()) {
-            outcomes.merge(r.outcome(), 1L, Long::sum);
-            if (r.promptTokens() >= 0) {
-                prompt += r.promptTokens();
-                cached += Math.max(0, r.cachedTokens());
+            outcomes.merge(r.end().outcome(), 1L, Long::sum);
+            if (r.usage().promptTokens() >= 0) {
+                prompt += r.usage().promptTokens();
+                cached += Math.max(0, r.usage().cachedTokens());
             }
-            if (!r.worker().isEmpty()) {
-                long[] w = workers.computeIfAbsent(r.worker(), k -> new long[3]);
+            if (!r.placement().worker().isEmpty()) {
+                long[] w = workers.computeIfAbsent(r.placement().worker(), k -> new long[3]);
                 w[W_REQUESTS]++;
-                w[W_PROMPT] += Math.max(0, r.promptTokens());
-                w[W_CACHED] += Math.max(0, r.cachedTokens());
+                w[W_PROMPT] += Math.max(0, r.usage().promptTokens());
+                w[W_CACHED] += Math.max(0, r.usage().cachedTokens());
             }
-            if (!r.prefillWorker().isEmpty()) {
-                prefill.merge(r.prefillWorker(), 1L, Long::sum);
+            if (!r.placement().prefillWorker().isEmpty()) {
+                prefill.merge(r.placement().prefillWorker(), 1L, Long::sum);
             }
-            boolean meets = slo.meets(r.ok(), r.ttftMs(), r.itlMeanMs());
+            boolean meets = slo.meets(r.ok(), r.timing().ttftMs(), r.timing().itlMeanMs());
             if (meets) {
                 met++;
             }
             if (!r.ok()) {
-                errorCodes.merge(r.errorCode() == null || r.errorCode().isEmpty() ? r.outcome() : r.errorCode(), 1L, Long::sum);
-            } else if (!Double.isNaN(r.queueMs())) {
-                queue.add(r.queueMs());
+                RequestResult.End end = r.end();
+                errorCodes.merge(end.errorCode() == null || end.errorCode().isEmpty() ? end.outcome() : end.errorCode(), 1L,
+                        Long::sum);
+            } else if (!Double.isNaN(r.timing().queueMs())) {
+                queue.add(r.timing().queueMs());
             }
-            if (r.mode() != null && !r.mode().isEmpty()) {
-                modes.merge(r.mode(), 1L, Long::sum);
+            if (r.placement().mode() != null && !r.placement().mode().isEmpty()) {
+                modes.merge(r.placement().mode(), 1L, Long::sum);
             }
-            if (!r.tenant().isEmpty()) {
-                byTenant.compute(r.tenant(), (k, g) -> (g == null ? Group.empty() : g).add(r, meets));
+            if (!r.sent().tenant().isEmpty()) {
+                byTenant.compute(r.sent().tenant(), (k, g) -> (g == null ? Group.empty() : g).add(r, meets));
             }
-            if (!r.priority().isEmpty()) {
-                byBand.compute(r.priority(), (k, g) -> (g == null ? Group.empty() : g).add(r, meets));
+            if (!r.sent().priority().isEmpty()) {
+                byBand.compute(r.sent().priority(), (k, g) -> (g == null ? Group.empty() : g).add(r, meets));
             }
             if (r.ok()) {
                 completed++;
-                output += r.completionTokens();
-                ttft.add(r.ttftMs());
-                itlMean.add(r.itlMeanMs());
-                e2e.add(r.e2eMs());
+                output += r.usage().completionTokens();
+                ttft.add(r.timing().ttftMs());
+                itlMean.add(r.timing().itlMeanMs());
+                e2e.add(r.timing().e2eMs());
             }
         }
         long n = run.requests().size();

@@ -180,7 +180,7 @@ public final class LoadGenerator {
             if (uncounted > 0) {
                 live.tokens(endNanos, uncounted);
             }
-            live.finished(endNanos, r.outcome());
+            live.finished(endNanos, r.end().outcome());
             synchronized (results) {
                 results.add(r);
                 if (measured.ok()) {
@@ -204,10 +204,14 @@ public final class LoadGenerator {
     private static RequestResult result(long id, PlannedRequest req, double scheduledMs, double sentMs, int promptLen,
                                         int oracleCached, StreamMeasurement m, RequestLabels labels) {
         var u = m.usage();
-        return new RequestResult(id, req.session(), req.turn(), scheduledMs, sentMs, promptLen, req.maxTokens(),
-                oracleCached, m.outcome(), m.httpStatus(), m.error(), m.ttftMs(), m.e2eMs(), m.itlMeanMs(), m.itlMaxMs(),
-                m.chunks(), u == null ? -1 : u.promptTokens(), u == null ? -1 : u.cachedTokens(), m.completionTokens(),
-                m.worker(), m.prefillWorker(), labels.tenant(), labels.priority(), m.queueMs(), m.mode(), m.errorCode());
+        return new RequestResult(
+                new RequestResult.Sent(id, req.session(), req.turn(), scheduledMs, sentMs, promptLen, req.maxTokens(),
+                        oracleCached, labels.tenant(), labels.priority()),
+                new RequestResult.End(m.outcome(), m.httpStatus(), m.errorCode(), m.error()),
+                new RequestResult.Timing(m.ttftMs(), m.e2eMs(), m.itlMeanMs(), m.itlMaxMs(), m.chunks(), m.queueMs()),
+                new RequestResult.Usage(u == null ? -1 : u.promptTokens(), u == null ? -1 : u.cachedTokens(),
+                        m.completionTokens()),
+                new RequestResult.Placement(m.worker(), m.prefillWorker(), m.mode()));
     }
 
     /** Hands completions to the workload (dispatcher thread, lock held). */

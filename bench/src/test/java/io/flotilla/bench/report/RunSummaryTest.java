@@ -19,9 +19,11 @@ class RunSummaryTest {
 
     private static RequestResult req(long id, String outcome, double ttft, double itl, int prompt, int cached, int completion,
                                      String worker) {
-        return new RequestResult(id, -1, 0, 0, 0, prompt, completion, 0, outcome, outcome.equals("ok") ? 200 : 503, null,
-                ttft, ttft + 100, itl, itl, 2, outcome.equals("ok") ? prompt : -1, outcome.equals("ok") ? cached : -1,
-                completion, worker, "", "", "", Double.NaN, "", "");
+        return new RequestResult(new RequestResult.Sent(id, -1, 0, 0, 0, prompt, completion, 0, "", ""),
+                new RequestResult.End(outcome, outcome.equals("ok") ? 200 : 503, "", null),
+                new RequestResult.Timing(ttft, ttft + 100, itl, itl, 2, Double.NaN),
+                new RequestResult.Usage(outcome.equals("ok") ? prompt : -1, outcome.equals("ok") ? cached : -1, completion),
+                new RequestResult.Placement(worker, "", ""));
     }
 
     private static RunSummary summary(SloPolicy slo) {

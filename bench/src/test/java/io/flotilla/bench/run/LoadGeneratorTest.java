@@ -82,18 +82,18 @@ class LoadGeneratorTest {
 
         assertThat(r.stopReason()).isEqualTo("workload-exhausted");
         assertThat(r.requests()).extracting(RequestResult::id).containsExactly(0L, 1L, 2L, 3L);
-        assertThat(r.requests()).extracting(RequestResult::promptLen).containsExactly(32, 32, 13, 48);
-        assertThat(r.requests()).extracting(RequestResult::oracleCachedTokens).containsExactly(0, 16, 0, 32);
+        assertThat(r.requests()).extracting(q -> q.sent().promptLen()).containsExactly(32, 32, 13, 48);
+        assertThat(r.requests()).extracting(q -> q.sent().oracleCachedTokens()).containsExactly(0, 16, 0, 32);
         assertThat(r.oraclePromptTokens()).isEqualTo(125);
         assertThat(r.oracleCachedTokens()).isEqualTo(48);
         RequestResult failed = r.requests().get(2);
-        assertThat(failed.outcome()).isEqualTo("http_500");
-        assertThat(failed.promptTokens()).isEqualTo(-1);
-        assertThat(failed.error()).isEqualTo("boom");
+        assertThat(failed.end().outcome()).isEqualTo("http_500");
+        assertThat(failed.usage().promptTokens()).isEqualTo(-1);
+        assertThat(failed.end().error()).isEqualTo("boom");
         RequestResult ok = r.requests().get(0);
-        assertThat(ok.cachedTokens()).isZero();
-        assertThat(ok.completionTokens()).isEqualTo(3);
-        assertThat(ok.worker()).isEqualTo("w0");
+        assertThat(ok.usage().cachedTokens()).isZero();
+        assertThat(ok.usage().completionTokens()).isEqualTo(3);
+        assertThat(ok.placement().worker()).isEqualTo("w0");
         assertThat(r.chunkGapsMs().count()).as("gaps of ok requests only").isEqualTo(6);
     }
 
@@ -115,7 +115,7 @@ class LoadGeneratorTest {
                 "1/0:true:1", "1/1:true:1", "1/2:true:1");
         for (long s = 0; s < 2; s++) {
             long session = s;
-            assertThat(r.requests().stream().filter(q -> q.session() == session).map(RequestResult::turn).toList())
+            assertThat(r.requests().stream().filter(q -> q.sent().session() == session).map(q -> q.sent().turn()).toList())
                     .containsExactly(0, 1, 2);
         }
     }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Cost of flow control on the request path (issue 15's targets: an empty queue adds ≤ 50 µs per
+ * Cost of flow control on the request path (targets: an empty queue adds ≤ 50 µs per
  * request; dispatch after capacity returns ≤ 5 ms p99).
  *
  * <ul>

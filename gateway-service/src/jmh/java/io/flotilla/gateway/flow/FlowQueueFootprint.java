@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Heap held by queued requests (issue 15's target: 10,000 queued requests ≤ 50 MB): the flow
+ * Heap held by queued requests (target: 10,000 queued requests ≤ 50 MB): the flow
  * request, the waiter and its place in its flow's EDF set, its deadline timer and its subscription —
  * everything flow control adds, not the prompt (a 12k-token prompt is 48 KB of token ids whatever
  * queues it). Measured as used heap after full GCs, before and after queueing, over three rounds.

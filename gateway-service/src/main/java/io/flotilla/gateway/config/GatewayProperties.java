@@ -327,7 +327,7 @@ public record GatewayProperties(
     }
 
     /**
-     * Tenant-salted prefix sharing (docs/architecture.md "Tenant-isolated prefix sharing").
+     * Tenant-salted prefix sharing (docs/tenancy.md).
      *
      * @param saltSecret key of the HMAC that turns a tenant into its salt; every gateway of a cluster must
      *                   have the same one (else one tenant's requests through two gateways share nothing).

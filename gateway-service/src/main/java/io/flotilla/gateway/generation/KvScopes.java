@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * The {@link KvScope} of each request (docs/architecture.md "Tenant-isolated prefix sharing"): its LoRA
+ * The {@link KvScope} of each request (docs/tenancy.md): its LoRA
  * adapter, and in {@code tenant} prefix sharing its tenant's salt and how many leading blocks are public.
  *
  * <pre>

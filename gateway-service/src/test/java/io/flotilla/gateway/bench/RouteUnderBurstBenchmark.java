@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * machine's request path: the gateway in this JVM in front of the {@link FakeCluster} (a fake router
  * that answers at once, fake workers streaming as fast as gRPC takes tokens). Any Route time beyond the
  * loopback round trip is the gateway's own queueing: its event loops, its gRPC I/O threads, its CPU.
- * Sends {@code requests} streamed completions of {@code promptTokens} token ids at once (the issue's
- * burst: 300 requests of ~40k tokens in flight within seconds), after 200 warm-up requests, and prints
+ * Sends {@code requests} streamed completions of {@code promptTokens} token ids at once (the burst
+ * under study: 300 requests of ~40k tokens in flight within seconds), after 200 warm-up requests, and prints
  * the Route attempt latency (p50/p99/max from the gateway's own timer, bucket resolution), the client's
  * TTFT and the burst's wall time. Extra arguments are passed to the gateway (e.g.
  * {@code --flotilla.gateway.prepare.inline-bytes=1GB} parses every body on the event loops).

@@ -10,7 +10,7 @@ import java.util.Map;
  * A fleet of simulated workers ({@code bin/flotilla up --fleet N --fleet-per-jvm K}): N aggregated workers of the
  * cluster's model, {@code perJvm} to a worker JVM named {@code fleet-j}. Each worker is a worker as ever (its own
  * id {@code worker-n}, epoch, lease, load reports and KV event stream, its own gRPC endpoint); the workers of one
- * JVM share its heap, GC, Kafka producer, report scheduler, gRPC event loops and clock (docs/architecture.md
+ * JVM share its heap, GC, Kafka producer, report scheduler, gRPC event loops and clock (worker-agent/README.md
  * "Fleets"). Every worker binds a free gRPC port and advertises it, so a fleet needs no port plan; fleet JVM j
  * answers health on the management port of worker j ({@link Ports#workerManagement}). Engines run without KV
  * payloads (kv-bytes-per-block 0): the fleet is for routing, membership and indexing at scale, not KV transfer.

@@ -342,9 +342,10 @@ public final class FlotillaCli {
             Observability observability = Observability.parse(tracing, tracingEndpoint, tracingSample, jsonLogs);
             LocalCluster cluster = new LocalCluster(home(), stateDir(), System.out, !noCds).tenancy(tenancy)
                     .workerJit(WorkerJit.parse(workerJit)).observability(observability).fleet(fleetOptions);
-            List<RunningService> started = cluster.up(aggregated, prefill, decode, routerMode, kafka, simSpeedup,
-                    plannerOptions, engines, served, routers, clientConfig, kvbm, gatewayOptions,
-                    Duration.ofSeconds(timeoutSeconds));
+            List<RunningService> started = cluster.up(ClusterSpec.builder().workers(aggregated).prefillDecode(prefill, decode)
+                    .routerMode(routerMode).externalKafka(kafka).kafkaConfig(clientConfig).simSpeedup(simSpeedup)
+                    .planner(plannerOptions).engines(engines).models(served).routers(routers).kvbm(kvbm)
+                    .gateways(gatewayOptions).timeout(Duration.ofSeconds(timeoutSeconds)).build());
             StatusTable.print(System.out, started, home());
             if (detach) {
                 System.out.println("running in the background; stop it with bin/flotilla down");

@@ -99,109 +99,27 @@ public final class LocalCluster {
     }
 
     /**
-     * Starts Kafka (unless {@code externalKafka} is given) and every service, waits until each answers
-     * healthy, and records them. On any failure everything started is stopped and a
-     * {@link LauncherException} names the cause.
+     * Starts Kafka (unless the spec names an existing one), a Redis when the gateways share their limits in one
+     * the launcher runs, a Zipkin with {@code --tracing}, and every service the spec lays out: its models side by
+     * side (each its own pool and planner), its router replicas sharing bookings over flotilla.router-sync, its
+     * gateway replicas given every router and every model. Waits until each answers healthy and records them. On
+     * any failure everything started is stopped and a {@link LauncherException} names the cause.
      */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, 1.0, timeout);
-    }
-
-    /** As {@link #up(int, int, int, String, String, Duration)}, with simulated engines {@code simSpeedup} times faster. */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, PlannerOptions.SHADOW, timeout);
-    }
-
-    /** As {@link #up(int, int, int, String, String, double, Duration)}, with the planner run as {@code planner} says. */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, ExternalEngines.NONE, timeout);
-    }
-
-    /**
-     * As {@link #up(int, int, int, String, String, double, PlannerOptions, Duration)}, worker n in front of
-     * {@code engines}' engine n when they are external.
-     */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, ServedModel.DEFAULT,
-                timeout);
-    }
-
-    /**
-     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, Duration)}, serving
-     * {@code model}: the gateway, every worker and the planner get its name, tokenizer and block size.
-     */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
-                                   Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1, null,
-                timeout);
-    }
-
-    /**
-     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, Duration)},
-     * with {@code routers} router replicas sharing bookings over flotilla.router-sync; the gateway is given all.
-     */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
-                                   int routers, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
-                null, timeout);
-    }
-
-    /**
-     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, Duration)},
-     * every service importing {@code kafkaConfig} (a properties file of {@code spring.kafka.*} client settings:
-     * security protocol, SASL, TLS) when it is not null.
-     */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
-                                   Path kafkaConfig, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, 1,
-                kafkaConfig, timeout);
-    }
-
-    /** As the whole start below, the simulated workers without KV tiers below the device. */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
-                                   int routers, Path kafkaConfig, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, model, routers,
-                kafkaConfig, KvbmOptions.NONE, timeout);
-    }
-
-    /**
-     * As {@link #up(int, int, int, String, String, double, PlannerOptions, ExternalEngines, ServedModel, int, Path,
-     * Duration)}, the simulated workers with the KV tiers {@code kvbm} sizes.
-     */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines, ServedModel model,
-                                   int routers, Path kafkaConfig, KvbmOptions kvbm, Duration timeout) {
-        return up(workers, prefill, decode, routerMode, externalKafka, simSpeedup, planner, engines, List.of(model), routers,
-                kafkaConfig, kvbm, GatewayOptions.ONE, timeout);
-    }
-
-    /**
-     * The whole start: {@code models} side by side (each its own pool of {@code workers}, or {@code prefill} +
-     * {@code decode}, and its own planner), {@code routers} router replicas sharing bookings over
-     * flotilla.router-sync, {@code gateways} replicas given every router and every model and, when they share
-     * their limits in a Redis the launcher starts, that Redis; every service imports {@code kafkaConfig} when it
-     * is not null, the simulated workers with the KV tiers {@code kvbm} sizes.
-     */
-    public List<RunningService> up(int workers, int prefill, int decode, String routerMode, String externalKafka,
-                                   double simSpeedup, PlannerOptions planner, ExternalEngines engines,
-                                   List<ServedModel> models, int routers, Path kafkaConfig, KvbmOptions kvbm,
-                                   GatewayOptions gateways, Duration timeout) {
+    public List<RunningService> up(ClusterSpec spec) {
+        String externalKafka = spec.externalKafka();
+        GatewayOptions gateways = spec.gateways();
+        PlannerOptions planner = spec.planner();
+        ExternalEngines engines = spec.engines();
+        Duration timeout = spec.timeout();
         try (LauncherLock ignored = lock()) {
             ClusterState state = requireIdle();
             state.delete();
             String kafkaAddress = externalKafka == null ? "127.0.0.1:" + Ports.KAFKA : externalKafka;
             ClusterLayout layout;
             try {
-                layout = new ClusterLayout(workers, prefill, decode, routerMode, kafkaAddress, stateDir, simSpeedup,
-                        models, routers, kafkaConfig == null ? null : kafkaConfig.toAbsolutePath().normalize(), kvbm,
+                layout = new ClusterLayout(spec.workers(), spec.prefill(), spec.decode(), spec.routerMode(), kafkaAddress,
+                        stateDir, spec.simSpeedup(), spec.models(), spec.routers(),
+                        spec.kafkaConfig() == null ? null : spec.kafkaConfig().toAbsolutePath().normalize(), spec.kvbm(),
                         gateways);
             } catch (IllegalArgumentException e) {
                 throw new LauncherException(e.getMessage());
@@ -253,9 +171,9 @@ public final class LocalCluster {
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
                 List<ServiceSpec> specs = withFleet(layout.services(planner, engines), fleet.services(layout)).stream()
-                        .map(spec -> observability.apply(tenancy.apply(spec, modelNames(layout)))).toList();
-                for (ServiceSpec spec : specs) {
-                    RunningService s = processes.launch(spec, classDataSharing, workerJit);
+                        .map(service -> observability.apply(tenancy.apply(service, modelNames(layout)))).toList();
+                for (ServiceSpec service : specs) {
+                    RunningService s = processes.launch(service, classDataSharing, workerJit);
                     started.add(s);
                     state.put(s);
                     state.save();

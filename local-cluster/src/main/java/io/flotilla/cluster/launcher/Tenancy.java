@@ -13,7 +13,7 @@ import java.util.TreeMap;
 /**
  * Tenant-isolated prefix sharing and LoRA adapters of the local cluster ({@code bin/flotilla up
  * [--prefix-sharing global|tenant] [--public-prefix TEXT]... [--api-key KEY]... [--lora NAME[=PATH]]...
- * [--lora-slots N] [--lora-load-ms MS]}); docs/architecture.md "Tenant-isolated prefix sharing" and "LoRA adapters".
+ * [--lora-slots N] [--lora-load-ms MS]}); docs/tenancy.md.
  *
  * <p>Every gateway gets each served model's {@code prefix-sharing} and {@code public-prefixes}, the API keys and a
  * salt secret generated once per {@code up} (so every gateway of the cluster salts a tenant alike); every worker gets the

@@ -26,7 +26,7 @@ class LocalClusterTest {
         try (ServerSocket taken = new ServerSocket()) {
             taken.setReuseAddress(true);
             taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 8082));
-            assertThatThrownBy(() -> cluster.up(2, 0, 0, "kv", "127.0.0.1:1", Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> cluster.up(ClusterSpec.builder().workers(2).externalKafka("127.0.0.1:1").timeout(Duration.ofSeconds(5)).build()))
                     .isInstanceOf(LauncherException.class)
                     .hasMessage("port 8082 (router mgmt) is already in use");
         }
@@ -42,7 +42,7 @@ class LocalClusterTest {
                 root.resolve("router.log")));
         state.save();
         LocalCluster cluster = new LocalCluster(root, new PrintStream(new ByteArrayOutputStream()));
-        assertThatThrownBy(() -> cluster.up(2, 0, 0, "kv", null, Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> cluster.up(ClusterSpec.builder().workers(2).timeout(Duration.ofSeconds(5)).build()))
                 .isInstanceOf(LauncherException.class)
                 .hasMessageContaining("already running (router pid " + self.pid() + ")");
     }

@@ -31,7 +31,7 @@ public final class Shapes {
     }
 
     /**
-     * Shapes outside the suite, to check a choice made on the suite against: {@code two-rise-70s}, the issue's
+     * Shapes outside the suite, to check a choice made on the suite against: {@code two-rise-70s}, a
      * recurring burst the planner had not seen, restated from its description (two rises of 1 → 9 req/s in
      * 10 s, 70 s apart, with a 40 s lull at 1 req/s between them); not a recorded trace.
      */

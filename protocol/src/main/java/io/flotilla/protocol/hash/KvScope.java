@@ -3,7 +3,7 @@ package io.flotilla.protocol.hash;
 import java.util.Objects;
 
 /**
- * The part of a block's identity that varies per request (docs/architecture.md "Block identity"): the
+ * The part of a block's identity that varies per request (protocol/README.md "Block identity"): the
  * LoRA adapter its KV was computed with, the tenant it is private to, and how many leading blocks are an
  * allow-listed public prefix that stays shared between tenants.
  *

@@ -234,7 +234,7 @@ public record WorkerProperties(
     }
 
     /**
-     * LoRA adapters (docs/architecture.md "LoRA adapters"). The simulated engine serves {@code adapters} in
+     * LoRA adapters (docs/tenancy.md, "LoRA adapters"). The simulated engine serves {@code adapters} in
      * {@code max-loaded} slots, each load taking {@code load-ms} of simulated time; a vLLM worker serves what
      * the engine lists in {@code /v1/models} plus the adapters of {@code paths}, which it loads on demand
      * ({@code /v1/load_lora_adapter}) and unloads, least recently used first, to keep at most {@code max-loaded}.

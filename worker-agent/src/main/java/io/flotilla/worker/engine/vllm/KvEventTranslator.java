@@ -23,7 +23,7 @@ import java.util.Map;
  * {@link BlockHasher} from the token ids every {@code BlockStored} carries, chained from the parent's
  * Flotilla seq hash; a mapping engine hash → (seq hash, local hash) lets removals translate.
  *
- * <p>Cache scopes (adapter, tenant salt; docs/architecture.md "Block identity"). vLLM hashes an adapter's
+ * <p>Cache scopes (adapter, tenant salt; protocol/README.md "Block identity"). vLLM hashes an adapter's
  * blocks with its name and a salted request's first block with its {@code cache_salt}, every later block
  * chaining from it; its events carry {@code lora_name} and, per block, the {@code extra_keys} it hashed with.
  * A root block is translated in the namespace of its adapter and of the salt among its first block's extra

@@ -1,61 +1,41 @@
 package io.flotilla.router.cluster;
 
 import io.flotilla.protocol.v1.WorkerLoad;
-import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.core.WorkerView;
-import io.flotilla.router.core.WorkersById;
 
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
- * The router's membership view: the latest status of each worker's current epoch from
- * {@code flotilla.workers}, its latest load report, its lease, and whether the gateway reported it
- * failing. Pure: every method takes the time; the Kafka and gRPC shells feed it.
- *
- * <p>Rules (ARCHITECTURE "Kafka topics"): a status with a new epoch replaces the worker (and drops
- * its old load); a status or load of an older epoch is ignored; STOPPED removes the worker at once;
- * a worker whose lease lapsed leaves the candidates — but leases only run while the membership feed
- * is healthy: during an outage nobody expires, and after it every lease counts from the recovery,
- * so a Kafka outage never empties the worker set. A suspect worker (a failed gRPC call) takes no
- * new requests until it answers a health probe again.
- *
- * <p>On Kubernetes the worker pods are a second view of membership ({@link #podsPresent}; worker id = pod name):
- * once that view is known, a worker without a pod is out of routing whatever its lease says, and comes back
- * only when a pod of its name exists again. Without the view (outside Kubernetes) leases alone decide.
+ * The router's membership view, fed by the Kafka, gRPC and Kubernetes shells: the driver of a
+ * {@link MembershipState}, whose rules it follows (leases, epochs, suspects, pods). Every method takes the
+ * time it is called at. Each event is one serialized step: the state changes, then the view listener is told
+ * each {@link MembershipState.ViewChange} it produced, in order, before the next step starts; reads are steps
+ * too. Thread-safe.
  */
 public final class WorkerDirectory {
 
-    private static final class Entry {
-        WorkerStatus status;
-        WorkerLoad load;
-        long lastHeardMs;
-        boolean suspect;
-        /** The view of status, load and suspect flag; null when the status has no block size. */
-        WorkerView view;
-    }
-
-    private final Map<String, Entry> workers = new HashMap<>();
-    /** Every entry's view, by id: {@link #views} copies it rather than building and sorting views per call. */
-    private final TreeMap<String, WorkerView> views = new TreeMap<>();
+    private final Object step = new Object();
+    private final MembershipState state = new MembershipState();
     /** Told every worker's new view (null: gone, or not routable at all) after each change to it. */
     private BiConsumer<String, WorkerView> viewChanged = (id, view) -> { };
-    private long feedUnhealthySinceMs = -1;
-    /** The worker pods that exist; null while no Kubernetes view is kept. */
-    private Set<String> pods;
-    private long feedRecoveredAtMs = Long.MIN_VALUE;
 
     /**
-     * Registers the one listener told, under this directory's lock (so it must not block), each worker's
+     * Registers the one listener told, within the step that changed it (so it must not block), each worker's
      * view after every change to it (membership, load report, suspect flag), or null when it left.
      */
-    public synchronized void onViewChange(BiConsumer<String, WorkerView> listener) {
-        viewChanged = java.util.Objects.requireNonNull(listener, "listener");
+    public void onViewChange(BiConsumer<String, WorkerView> listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (step) {
+            viewChanged = listener;
+        }
     }
 
     /**
@@ -64,32 +44,8 @@ public final class WorkerDirectory {
      * @return true when a known process of this worker is gone (STOPPED, or replaced by a new epoch):
      *         whatever was booked on or cached by it must be forgotten
      */
-    public synchronized boolean onStatus(WorkerStatus status, long nowMs) {
-        Entry e = workers.get(status.getWorkerId());
-        if (status.getState() == WorkerState.WORKER_STATE_STOPPED) {
-            if (e != null && e.status.getEpoch() == status.getEpoch()) {
-                workers.remove(status.getWorkerId());
-                gone(status.getWorkerId());
-                return true;
-            }
-            return false;
-        }
-        boolean replaced = false;
-        if (e == null || e.status.getEpoch() != status.getEpoch()) {
-            if (e != null && status.getTs() < e.status.getTs()) {
-                return false; // a late record of an older process
-            }
-            replaced = e != null;
-            e = new Entry();
-            workers.put(status.getWorkerId(), e);
-        }
-        boolean changed = !status.equals(e.status);
-        e.status = status;
-        e.lastHeardMs = nowMs;
-        if (changed) {
-            told(status.getWorkerId(), e);
-        }
-        return replaced;
+    public boolean onStatus(WorkerStatus status, long nowMs) {
+        return change((s, out) -> s.onStatus(status, nowMs, out));
     }
 
     /**
@@ -97,56 +53,40 @@ public final class WorkerDirectory {
      *
      * @return true when the report was taken
      */
-    public synchronized boolean onLoad(WorkerLoad load) {
-        Entry e = workers.get(load.getWorkerId());
-        if (e != null && e.status.getEpoch() == load.getEpoch()) {
-            e.load = load;
-            told(load.getWorkerId(), e);
-            return true;
-        }
-        return false;
+    public boolean onLoad(WorkerLoad load) {
+        return change((s, out) -> s.onLoad(load, out));
     }
 
     /** The gateway (or the router itself) saw a call to this worker fail. */
-    public synchronized void markSuspect(String workerId) {
-        Entry e = workers.get(workerId);
-        if (e != null && !e.suspect) {
-            e.suspect = true;
-            told(workerId, e);
-        }
+    public void markSuspect(String workerId) {
+        change((s, out) -> {
+            s.markSuspect(workerId, out);
+            return null;
+        });
     }
 
     /** A health probe answered: the worker takes requests again. */
-    public synchronized void clearSuspect(String workerId) {
-        Entry e = workers.get(workerId);
-        if (e != null && e.suspect) {
-            e.suspect = false;
-            told(workerId, e);
-        }
+    public void clearSuspect(String workerId) {
+        change((s, out) -> {
+            s.clearSuspect(workerId, out);
+            return null;
+        });
     }
 
-    public synchronized Map<String, String> suspectEndpoints() {
-        Map<String, String> out = new HashMap<>();
-        workers.forEach((id, e) -> {
-            if (e.suspect) {
-                out.put(id, e.status.getEndpoint());
-            }
-        });
-        return out;
+    public Map<String, String> suspectEndpoints() {
+        return read(MembershipState::suspectEndpoints);
     }
 
     /** The membership feed's health as the Kafka shell last saw it. */
-    public synchronized void feedHealth(boolean healthy, long nowMs) {
-        if (healthy && feedUnhealthySinceMs >= 0) {
-            feedRecoveredAtMs = nowMs;
-            feedUnhealthySinceMs = -1;
-        } else if (!healthy && feedUnhealthySinceMs < 0) {
-            feedUnhealthySinceMs = nowMs;
-        }
+    public void feedHealth(boolean healthy, long nowMs) {
+        change((s, out) -> {
+            s.feedHealth(healthy, nowMs);
+            return null;
+        });
     }
 
-    public synchronized boolean feedHealthy() {
-        return feedUnhealthySinceMs < 0;
+    public boolean feedHealthy() {
+        return read(MembershipState::feedHealthy);
     }
 
     /**
@@ -154,22 +94,8 @@ public final class WorkerDirectory {
      *
      * @return the ids removed
      */
-    public synchronized Set<String> expire(long nowMs) {
-        if (feedUnhealthySinceMs >= 0) {
-            return Set.of();
-        }
-        Set<String> gone = new java.util.HashSet<>();
-        workers.entrySet().removeIf(en -> {
-            Entry e = en.getValue();
-            long heard = Math.max(e.lastHeardMs, feedRecoveredAtMs);
-            boolean lapsed = nowMs - heard > e.status.getLeaseMs();
-            if (lapsed) {
-                gone.add(en.getKey());
-            }
-            return lapsed;
-        });
-        gone.forEach(this::gone);
-        return gone;
+    public Set<String> expire(long nowMs) {
+        return change((s, out) -> s.expire(nowMs, out));
     }
 
     /**
@@ -178,67 +104,54 @@ public final class WorkerDirectory {
      * @return the workers in membership that left routing because their pod is gone: whatever was booked on them
      *         must be forgotten
      */
-    public synchronized Set<String> podsPresent(Set<String> present) {
-        Set<String> before = pods;
-        pods = Set.copyOf(present);
-        Set<String> left = new java.util.TreeSet<>();
-        workers.forEach((id, e) -> {
-            boolean had = before == null || before.contains(id);
-            boolean has = pods.contains(id);
-            if (had != has) {
-                if (!has) {
-                    left.add(id);
-                }
-                told(id, e);
-            }
-        });
-        return left;
+    public Set<String> podsPresent(Set<String> present) {
+        return change((s, out) -> s.podsPresent(present, out));
     }
 
     /** Workers in membership (their lease running) whose pod is gone: out of routing. 0 without a Kubernetes view. */
-    public synchronized int withoutPod() {
-        return pods == null ? 0 : (int) workers.keySet().stream().filter(id -> !pods.contains(id)).count();
+    public int withoutPod() {
+        return read(MembershipState::withoutPod);
     }
 
     /** Every known worker as the routing core sees it, sorted by id. */
-    public synchronized List<WorkerView> views() {
-        return WorkersById.of(views);
+    public List<WorkerView> views() {
+        return read(MembershipState::views);
     }
 
     /** The worker's view, or null when it is unknown or has no block size. */
-    public synchronized WorkerView view(String workerId) {
-        Entry e = workers.get(workerId);
-        return e == null ? null : e.view;
+    public WorkerView view(String workerId) {
+        return read(s -> s.view(workerId));
     }
 
-    private void told(String workerId, Entry e) {
-        boolean podGone = pods != null && !pods.contains(workerId);
-        e.view = e.status.getBlockSize() <= 0 || podGone ? null : WorkerView.of(e.status, e.load, !e.suspect);
-        if (e.view == null) {
-            views.remove(workerId); // no pod, or a status without a block size (it cannot be compared with anything)
-        } else {
-            views.put(workerId, e.view);
-        }
-        viewChanged.accept(workerId, e.view);
-    }
-
-    private void gone(String workerId) {
-        views.remove(workerId);
-        viewChanged.accept(workerId, null);
-    }
-
-    public synchronized WorkerStatus status(String workerId) {
-        Entry e = workers.get(workerId);
-        return e == null ? null : e.status;
+    public WorkerStatus status(String workerId) {
+        return read(s -> s.status(workerId));
     }
 
     /** The current epoch's last load report, or null. */
-    public synchronized WorkerLoad load(String workerId) {
-        Entry e = workers.get(workerId);
-        return e == null ? null : e.load;
+    public WorkerLoad load(String workerId) {
+        return read(s -> s.load(workerId));
     }
 
-    public synchronized int size() {
-        return workers.size();
+    public int size() {
+        return read(MembershipState::size);
+    }
+
+    /** One step that may change views: the event, then the listener told of each change, in order. */
+    private <R> R change(BiFunction<MembershipState, List<MembershipState.ViewChange>, R> event) {
+        List<MembershipState.ViewChange> changes = new ArrayList<>(2);
+        return read(s -> {
+            R result = event.apply(s, changes);
+            for (MembershipState.ViewChange c : changes) {
+                viewChanged.accept(c.workerId(), c.view());
+            }
+            return result;
+        });
+    }
+
+    /** The one serialization point of every step. */
+    private <R> R read(Function<MembershipState, R> query) {
+        synchronized (step) {
+            return query.apply(state);
+        }
     }
 }

@@ -209,10 +209,10 @@ public final class WorkerMetrics implements GenerationMeters {
 
     /** A request's cache scope was refused (its engine cannot keep tenants apart, or the scope is malformed). */
     @Override
-    public void scopeRefused(io.grpc.Status.Code code) {
+    public void scopeRefused(String code) {
         Counter.builder("flotilla.worker.cache_scope_refusals")
                 .description("Requests refused because the engine cannot hold their KV in their cache scope, by gRPC code")
-                .tags(tags).tag("code", code.name()).register(registry).increment();
+                .tags(tags).tag("code", code).register(registry).increment();
     }
 
     @Override

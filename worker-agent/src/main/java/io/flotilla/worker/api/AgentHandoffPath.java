@@ -10,7 +10,6 @@ import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.kv.HandoffCheck;
 import io.flotilla.worker.kv.HandoffFailure;
 import io.flotilla.worker.kv.KvTransferNode;
-import io.grpc.stub.ServerCallStreamObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +48,7 @@ public final class AgentHandoffPath implements HandoffPath {
     }
 
     @Override
-    public void decode(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay) {
+    public void decode(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay) {
         try {
             HandoffCheck.check(request.getHandoff(), request, local.identity(), node.clock().millis());
         } catch (HandoffFailure f) {
@@ -64,7 +63,7 @@ public final class AgentHandoffPath implements HandoffPath {
         }
     }
 
-    private void pullAndContinue(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream,
+    private void pullAndContinue(GenerateRequest request, Replies<GenerateChunk> stream,
                                  CancelRelay relay) {
         KvHandoff h = request.getHandoff();
         Duration timeout = node.pullTimeout();
@@ -99,14 +98,14 @@ public final class AgentHandoffPath implements HandoffPath {
                     imported, call);
         } catch (RuntimeException e) {
             imported.abort();
-            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            stream.fail(CallFailure.of(e));
             return;
         }
         local.metrics().handoffUsed();
         relay.attach(handle);
     }
 
-    private void fallBack(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
+    private void fallBack(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay,
                           HandoffFailure f) {
         log.info("{}: handoff of request {} from {} failed ({}: {}); prefilling locally", local.identity().id(),
                 request.getRequestId(), request.getHandoff().getSourceWorkerId(), f.reason(), f.getMessage());
@@ -128,12 +127,12 @@ public final class AgentHandoffPath implements HandoffPath {
     }
 
     @Override
-    public void prefill(PrefillRequest request, ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
+    public void prefill(PrefillRequest request, Replies<PrefillResult> stream, CancelRelay relay) {
         try {
             relay.attach(node.engine().prefill(EngineRequests.of(request),
                     new PrefillCall(local.identity(), node, local.metrics(), request, stream)));
         } catch (RuntimeException e) {
-            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            stream.fail(CallFailure.of(e));
         }
     }
 

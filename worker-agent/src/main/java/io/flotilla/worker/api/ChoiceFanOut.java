@@ -3,7 +3,6 @@ package io.flotilla.worker.api;
 import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.worker.engine.EngineRequest;
 import io.flotilla.worker.engine.RequestHandle;
-import io.grpc.stub.ServerCallStreamObserver;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +26,7 @@ final class ChoiceFanOut implements RequestHandle {
         this.first = first;
     }
 
-    static void start(LocalGenerate worker, EngineRequest request, int n, ServerCallStreamObserver<GenerateChunk> stream,
+    static void start(LocalGenerate worker, EngineRequest request, int n, Replies<GenerateChunk> stream,
                       CancelRelay relay) {
         GenerateOutput out = new GenerateOutput(stream, n);
         ChoiceFanOut fan = new ChoiceFanOut(request);
@@ -38,7 +37,7 @@ final class ChoiceFanOut implements RequestHandle {
         try {
             fan.add(worker.engine().submit(request, call0));
         } catch (RuntimeException e) {
-            out.failed(GrpcErrors.toStatus(e));
+            out.failed(CallFailure.of(e));
             return;
         }
         relay.attach(fan);
@@ -59,7 +58,7 @@ final class ChoiceFanOut implements RequestHandle {
                 add(worker.engine().submit(choice(first, i), new GenerateCall(out, i, worker.identity().id(),
                         worker.metrics())));
             } catch (RuntimeException e) {
-                out.failed(GrpcErrors.toStatus(e));
+                out.failed(CallFailure.of(e));
                 return;
             }
         }

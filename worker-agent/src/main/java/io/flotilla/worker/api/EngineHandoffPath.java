@@ -9,7 +9,6 @@ import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.HandoffCheck;
 import io.flotilla.worker.kv.HandoffFailure;
-import io.grpc.stub.ServerCallStreamObserver;
 
 /**
  * Handoffs where the engines move the KV themselves (vLLM {@code kv_transfer_params} with NixlConnector
@@ -34,7 +33,7 @@ public final class EngineHandoffPath implements HandoffPath {
     }
 
     @Override
-    public void decode(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay) {
+    public void decode(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay) {
         KvHandoff h = request.getHandoff();
         try {
             HandoffCheck.checkEngineTransfer(h, request, local.identity(), side.clock().millis());
@@ -50,7 +49,7 @@ public final class EngineHandoffPath implements HandoffPath {
         try {
             handle = side.engine().submitWithKvTransfer(EngineRequests.of(request), h.getEngineTransferParams(), call);
         } catch (RuntimeException e) {
-            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            stream.fail(CallFailure.of(e));
             return;
         }
         local.metrics().handoffUsed();
@@ -63,7 +62,7 @@ public final class EngineHandoffPath implements HandoffPath {
     }
 
     @Override
-    public void prefill(PrefillRequest request, ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
+    public void prefill(PrefillRequest request, Replies<PrefillResult> stream, CancelRelay relay) {
         EnginePrefillCall.start(local.identity(), local.metrics(), side, request, stream, relay);
     }
 

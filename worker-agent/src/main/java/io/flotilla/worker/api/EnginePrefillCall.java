@@ -8,7 +8,6 @@ import io.flotilla.worker.engine.RemotePrefill;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.HandoffBuilder;
-import io.grpc.stub.ServerCallStreamObserver;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -24,12 +23,12 @@ final class EnginePrefillCall {
     }
 
     static void start(WorkerIdentity identity, GenerationMeters metrics, EngineHandoffs side, PrefillRequest request,
-                      ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
+                      Replies<PrefillResult> stream, CancelRelay relay) {
         CompletableFuture<RemotePrefill> prefill;
         try {
             prefill = side.engine().prefillRemote(EngineRequests.of(request));
         } catch (RuntimeException e) {
-            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            stream.fail(CallFailure.of(e));
             return;
         }
         relay.attach(new RequestHandle() {
@@ -47,23 +46,23 @@ final class EnginePrefillCall {
             if (error == null) {
                 metrics.requestFinished(promptTokens(p, request), p.cachedTokens(), 0);
             }
-            if (stream.isCancelled()) {
+            if (stream.cancelled()) {
                 return;
             }
             if (error != null) {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                stream.onError(GrpcErrors.toStatus(cause).asRuntimeException());
+                stream.fail(CallFailure.of(cause));
                 return;
             }
             int promptTokens = promptTokens(p, request);
-            stream.onNext(PrefillResult.newBuilder()
+            stream.next(PrefillResult.newBuilder()
                     .setHandoff(HandoffBuilder.buildEngineTransfer(identity, request, p, side.expiryFromNow()))
                     .setUsage(Usage.newBuilder()
                             .setPromptTokens(promptTokens)
                             .setCachedTokens(p.cachedTokens())
                             .setCompletionTokens(1))
                     .build());
-            stream.onCompleted();
+            stream.complete();
         });
     }
 

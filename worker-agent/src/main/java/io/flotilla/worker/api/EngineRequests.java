@@ -11,7 +11,6 @@ import io.flotilla.protocol.v1.StopConditions;
 import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.identity.WorkerIdentity;
 import io.flotilla.worker.engine.EngineRequest;
-import io.grpc.Status;
 import io.flotilla.worker.engine.SamplingOptions;
 
 import java.time.Instant;
@@ -137,23 +136,23 @@ final class EngineRequests {
 
     /**
      * Why this worker refuses a request's cache scope, or null: a tenant salt its engine cannot honour
-     * ({@code FAILED_PRECONDITION}: serving it would share the tenant's KV) or a malformed salt
-     * ({@code INVALID_ARGUMENT}). On an engine that salts every block (vLLM) the public prefix is private to
+     * ({@code PRECONDITION}: serving it would share the tenant's KV) or a malformed salt
+     * ({@code INVALID}). On an engine that salts every block (vLLM) the public prefix is private to
      * the tenant too: more isolation than asked, never less, so the request is served (and counted). Unknown
      * adapters are the engine's to refuse at submit.
      */
-    static Status refusal(CacheScope scope, TenantIsolation isolation) {
+    static CallFailure refusal(CacheScope scope, TenantIsolation isolation) {
         String salt = scope.getTenantSalt();
         if (salt.isEmpty()) {
             return null;
         }
         if (salt.length() > MAX_SALT_CHARS || !salt.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-            return Status.INVALID_ARGUMENT.withDescription("cache_scope.tenant_salt must be at most " + MAX_SALT_CHARS
+            return CallFailure.of(CallFailure.Kind.INVALID, "cache_scope.tenant_salt must be at most " + MAX_SALT_CHARS
                     + " printable ASCII characters");
         }
         return switch (isolation) {
             case TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX, TENANT_ISOLATION_SALT_ALL_BLOCKS -> null;
-            default -> Status.FAILED_PRECONDITION.withDescription("this worker's engine cannot keep tenants' KV apart "
+            default -> CallFailure.of(CallFailure.Kind.PRECONDITION, "this worker's engine cannot keep tenants' KV apart "
                     + "(no cache salt it honours and reports in its KV events); it refuses tenant-salted requests rather "
                     + "than share their prefixes: serve the model with prefix-sharing global, or on vLLM or simulated workers");
         };

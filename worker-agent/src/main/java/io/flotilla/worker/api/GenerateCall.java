@@ -6,12 +6,11 @@ import io.flotilla.protocol.v1.TokenLogprobs;
 import io.flotilla.protocol.v1.Usage;
 import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
-import io.grpc.stub.ServerCallStreamObserver;
 
 /**
- * Relays one choice's engine output to its Generate's stream: a chunk per step (with the tokens'
+ * Relays one choice's engine output to its Generate's replies: a chunk per step (with the tokens'
  * log-probabilities when the engine reports them), then a final chunk with finish reason and usage.
- * Runs on the engine thread and never blocks (gRPC buffers the stream). After the client cancelled,
+ * Runs on the engine thread and never blocks (the transport buffers the replies). After the client cancelled,
  * nothing more is written. Every chunk says whether the request continues a KV handoff and which
  * choice it belongs to; the last one also why a handoff was refused.
  */
@@ -27,13 +26,13 @@ final class GenerateCall implements TokenSink {
     private Runnable onFirstTokens;
 
     /** A request prefilled here; {@code handoffRefusedReason} is empty unless a handoff was refused. */
-    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, GenerationMeters metrics,
+    GenerateCall(Replies<GenerateChunk> stream, String workerId, GenerationMeters metrics,
                  String handoffRefusedReason) {
         this(new GenerateOutput(stream, 1), 0, workerId, metrics, false, 0, handoffRefusedReason);
     }
 
     /** A request continuing a handoff whose blocks brought {@code importedTokens} prompt tokens here. */
-    GenerateCall(ServerCallStreamObserver<GenerateChunk> stream, String workerId, GenerationMeters metrics,
+    GenerateCall(Replies<GenerateChunk> stream, String workerId, GenerationMeters metrics,
                  int importedTokens) {
         this(new GenerateOutput(stream, 1), 0, workerId, metrics, true, importedTokens, "");
     }
@@ -108,6 +107,6 @@ final class GenerateCall implements TokenSink {
 
     @Override
     public void onError(Throwable error) {
-        out.failed(GrpcErrors.toStatus(error));
+        out.failed(CallFailure.of(error));
     }
 }

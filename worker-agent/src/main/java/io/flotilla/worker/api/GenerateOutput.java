@@ -1,24 +1,22 @@
 package io.flotilla.worker.api;
 
 import io.flotilla.protocol.v1.GenerateChunk;
-import io.grpc.Status;
-import io.grpc.stub.ServerCallStreamObserver;
 
 /**
- * The gRPC stream of one Generate, shared by its choices (one, or {@code n}): writes are serialized
+ * The replies of one Generate, shared by its choices (one, or {@code n}): writes are serialized
  * (choices may be served on different engine threads), the stream completes after the last choice's
  * final chunk, and the first error ends it and runs {@code onFailure} (which cancels the other
  * choices). After the client cancelled, or after the stream ended, nothing more is written.
  */
 final class GenerateOutput {
 
-    private final ServerCallStreamObserver<GenerateChunk> stream;
+    private final Replies<GenerateChunk> stream;
     private final int choices;
     private Runnable onFailure = () -> { };
     private int finished;
     private boolean ended;
 
-    GenerateOutput(ServerCallStreamObserver<GenerateChunk> stream, int choices) {
+    GenerateOutput(Replies<GenerateChunk> stream, int choices) {
         this.stream = stream;
         this.choices = choices;
     }
@@ -28,12 +26,12 @@ final class GenerateOutput {
     }
 
     synchronized boolean closed() {
-        return ended || stream.isCancelled();
+        return ended || stream.cancelled();
     }
 
     synchronized void tokens(GenerateChunk chunk) {
         if (!closed()) {
-            stream.onNext(chunk);
+            stream.next(chunk);
         }
     }
 
@@ -42,21 +40,21 @@ final class GenerateOutput {
         if (closed()) {
             return;
         }
-        stream.onNext(last);
+        stream.next(last);
         if (++finished == choices) {
             ended = true;
-            stream.onCompleted();
+            stream.complete();
         }
     }
 
-    void failed(Status status) {
+    void failed(CallFailure failure) {
         Runnable cancelOthers;
         synchronized (this) {
             if (closed()) {
                 return;
             }
             ended = true;
-            stream.onError(status.asRuntimeException());
+            stream.fail(failure);
             cancelOthers = onFailure;
         }
         cancelOthers.run();

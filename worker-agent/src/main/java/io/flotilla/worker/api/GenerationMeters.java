@@ -27,8 +27,11 @@ public interface GenerationMeters extends TransferMeters {
     /** A tenant-salted request was accepted; {@code publicBlocks} of its blocks are an allow-listed public prefix. */
     void saltedRequest(int publicBlocks, TenantIsolation isolation);
 
-    /** A request's cache scope was refused (its engine cannot keep tenants apart, or the scope is malformed). */
-    void scopeRefused(io.grpc.Status.Code code);
+    /**
+     * A request's cache scope was refused (its engine cannot keep tenants apart, or the scope is malformed);
+     * {@code code} is the transport's name for the refusal (the gRPC status code).
+     */
+    void scopeRefused(String code);
 
     /** An Embed call answered: {@code inputs} vectors of {@code tokens} tokens in all. */
     void embedded(int inputs, int tokens);

@@ -4,7 +4,6 @@ import io.flotilla.protocol.v1.GenerateChunk;
 import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
-import io.grpc.stub.ServerCallStreamObserver;
 
 /**
  * How a worker brings a prompt's KV into its engine from elsewhere instead of computing it, chosen once
@@ -24,13 +23,13 @@ import io.grpc.stub.ServerCallStreamObserver;
 public interface HandoffPath extends AutoCloseable {
 
     /** Serves a Generate that carries a handoff; returns without waiting for any transfer. */
-    void decode(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay);
+    void decode(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay);
 
     /** Whether this path serves Prefill (prefill-only execution for a decode elsewhere). */
     boolean servesPrefill();
 
     /** Serves a valid Prefill; only called when {@link #servesPrefill()}. */
-    void prefill(PrefillRequest request, ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay);
+    void prefill(PrefillRequest request, Replies<PrefillResult> stream, CancelRelay relay);
 
     /** ReleaseKvLease: unpins a handoff's blocks; false when no such lease is held. */
     boolean releaseLease(String leaseId);

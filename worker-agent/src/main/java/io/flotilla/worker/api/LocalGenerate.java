@@ -6,7 +6,6 @@ import io.flotilla.worker.engine.Engine;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.identity.WorkerIdentity;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -29,7 +28,7 @@ public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMe
     }
 
     /** @param handoffRefusedReason empty unless a handoff was refused; sent in the last chunk */
-    void submit(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
+    void submit(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay,
                 String handoffRefusedReason) {
         GenerateCall call = new GenerateCall(stream, identity.id(), metrics, handoffRefusedReason);
         RequestHandle handle;
@@ -37,14 +36,14 @@ public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMe
         try (Observation.Scope inEngine = ObservedTokenSink.openScope(observed)) {
             handle = engine.submit(EngineRequests.of(request), observed);
         } catch (RuntimeException e) {
-            stream.onError(GrpcErrors.toStatus(e).asRuntimeException());
+            stream.fail(CallFailure.of(e));
             return;
         }
         relay.attach(handle);
     }
 
     /** A handoff this worker does not use: counted, then the prompt is prefilled here. */
-    void refuse(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay,
+    void refuse(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay,
                 io.flotilla.worker.kv.HandoffFailure why) {
         metrics.handoffRefused(why.reason());
         submit(request, stream, relay, "handoff refused (" + why.reason() + "): " + why.getMessage());

@@ -5,7 +5,6 @@ import io.flotilla.protocol.v1.GenerateRequest;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.worker.kv.HandoffFailure;
-import io.grpc.stub.ServerCallStreamObserver;
 
 /**
  * The path of a worker without a KV transfer side (aggregated role, or an engine that cannot hand KV
@@ -22,7 +21,7 @@ public final class LocalKvPath implements HandoffPath {
     }
 
     @Override
-    public void decode(GenerateRequest request, ServerCallStreamObserver<GenerateChunk> stream, CancelRelay relay) {
+    public void decode(GenerateRequest request, Replies<GenerateChunk> stream, CancelRelay relay) {
         local.refuse(request, stream, relay, new HandoffFailure("unsupported", local.identity().id()
                 + " has no KV transfer agent (role " + local.identity().role() + ")"));
     }
@@ -33,7 +32,7 @@ public final class LocalKvPath implements HandoffPath {
     }
 
     @Override
-    public void prefill(PrefillRequest request, ServerCallStreamObserver<PrefillResult> stream, CancelRelay relay) {
+    public void prefill(PrefillRequest request, Replies<PrefillResult> stream, CancelRelay relay) {
         throw new UnsupportedOperationException("this worker serves no Prefill");
     }
 

@@ -10,8 +10,6 @@ import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.kv.HandoffBuilder;
 import io.flotilla.worker.kv.KvLease;
 import io.flotilla.worker.kv.KvTransferNode;
-import io.grpc.Status;
-import io.grpc.stub.ServerCallStreamObserver;
 
 /**
  * Answers one Prefill: puts the engine's pinned prompt under a transfer lease and replies with the
@@ -24,10 +22,10 @@ final class PrefillCall implements PrefillSink {
     private final KvTransferNode transfer;
     private final GenerationMeters metrics;
     private final PrefillRequest request;
-    private final ServerCallStreamObserver<PrefillResult> stream;
+    private final Replies<PrefillResult> stream;
 
     PrefillCall(WorkerIdentity identity, KvTransferNode transfer, GenerationMeters metrics, PrefillRequest request,
-                ServerCallStreamObserver<PrefillResult> stream) {
+                Replies<PrefillResult> stream) {
         this.identity = identity;
         this.transfer = transfer;
         this.metrics = metrics;
@@ -39,7 +37,7 @@ final class PrefillCall implements PrefillSink {
     public void onPrefilled(PrefilledKv kv) {
         // The prompt was computed (or found cached) here whatever happens to the answer, as in Generate.
         metrics.requestFinished(kv.promptTokens(), kv.cachedTokens(), 0);
-        if (stream.isCancelled()) {
+        if (stream.cancelled()) {
             kv.pin().release();
             return;
         }
@@ -47,7 +45,7 @@ final class PrefillCall implements PrefillSink {
         try {
             lease = transfer.leases().grant(request.getRequestId(), kv.blocks().size(), kv.pin());
         } catch (IllegalStateException e) {
-            stream.onError(Status.UNAVAILABLE.withDescription("worker is shutting down").asRuntimeException());
+            stream.fail(CallFailure.of(CallFailure.Kind.UNAVAILABLE, "worker is shutting down"));
             return;
         }
         KvHandoff handoff;
@@ -55,23 +53,23 @@ final class PrefillCall implements PrefillSink {
             handoff = HandoffBuilder.build(identity, request, kv, lease, transfer.regions(), transfer.agentMetadata());
         } catch (RuntimeException e) {
             transfer.leases().release(lease.id());
-            stream.onError(Status.INTERNAL.withDescription("cannot describe the handoff: " + e).asRuntimeException());
+            stream.fail(CallFailure.of(CallFailure.Kind.INTERNAL, "cannot describe the handoff: " + e));
             return;
         }
-        stream.onNext(PrefillResult.newBuilder()
+        stream.next(PrefillResult.newBuilder()
                 .setHandoff(handoff)
                 .setUsage(Usage.newBuilder()
                         .setPromptTokens(kv.promptTokens())
                         .setCachedTokens(kv.cachedTokens())
                         .setCompletionTokens(1))
                 .build());
-        stream.onCompleted();
+        stream.complete();
     }
 
     @Override
     public void onError(Throwable error) {
-        if (!stream.isCancelled()) {
-            stream.onError(GrpcErrors.toStatus(error).asRuntimeException());
+        if (!stream.cancelled()) {
+            stream.fail(CallFailure.of(error));
         }
     }
 }

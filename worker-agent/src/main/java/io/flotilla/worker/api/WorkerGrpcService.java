@@ -27,7 +27,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * WorkerService of one worker: thin translation between gRPC and the worker's engine. It knows the
+ * WorkerService of one worker: the gRPC adapter of the worker's generation and handoff, which answer through
+ * {@link Replies} ({@link GrpcReplies} here) and are cancelled through a {@link CancelRelay}. It knows the
  * engine, the worker's {@link HandoffPath} and how to drain; not the worker object that owns it.
  */
 public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImplBase {
@@ -50,7 +51,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
 
     @Override
     public void generate(GenerateRequest request, StreamObserver<GenerateChunk> observer) {
-        ServerCallStreamObserver<GenerateChunk> stream = (ServerCallStreamObserver<GenerateChunk>) observer;
+        var stream = (ServerCallStreamObserver<GenerateChunk>) observer;
         String invalid = EngineRequests.invalid(request, local.identity(), local.engine().capabilities());
         if (invalid != null) {
             observer.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
@@ -61,12 +62,13 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel); // only allowed before this method returns
+        Replies<GenerateChunk> replies = new GrpcReplies<>(stream);
         if (request.getN() > 1) {
-            ChoiceFanOut.start(local, EngineRequests.of(request), request.getN(), stream, relay);
+            ChoiceFanOut.start(local, EngineRequests.of(request), request.getN(), replies, relay);
         } else if (request.hasHandoff()) {
-            handoffs.decode(request, stream, relay);
+            handoffs.decode(request, replies, relay);
         } else {
-            local.submit(request, stream, relay, "");
+            local.submit(request, replies, relay, "");
         }
     }
 
@@ -77,7 +79,7 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
      */
     @Override
     public void prefill(PrefillRequest request, StreamObserver<PrefillResult> observer) {
-        ServerCallStreamObserver<PrefillResult> stream = (ServerCallStreamObserver<PrefillResult>) observer;
+        var stream = (ServerCallStreamObserver<PrefillResult>) observer;
         if (!handoffs.servesPrefill()) {
             observer.onError(Status.UNIMPLEMENTED
                     .withDescription("prefill-only execution is not available on " + local.identity().id() + " (role "
@@ -95,20 +97,21 @@ public final class WorkerGrpcService extends WorkerServiceGrpc.WorkerServiceImpl
         }
         CancelRelay relay = new CancelRelay();
         stream.setOnCancelHandler(relay::cancel);
-        handoffs.prefill(request, stream, relay);
+        handoffs.prefill(request, new GrpcReplies<>(stream), relay);
     }
 
     /** Refuses a cache scope the engine cannot keep apart (counted); true when {@code observer} got the error. */
     private boolean refused(io.flotilla.protocol.v1.CacheScope scope, StreamObserver<?> observer) {
-        Status refusal = EngineRequests.refusal(scope, local.engine().tenantIsolation());
+        CallFailure refusal = EngineRequests.refusal(scope, local.engine().tenantIsolation());
         if (refusal == null) {
             if (!scope.getTenantSalt().isEmpty()) {
                 local.metrics().saltedRequest(scope.getPublicBlocks(), local.engine().tenantIsolation());
             }
             return false;
         }
-        local.metrics().scopeRefused(refusal.getCode());
-        observer.onError(refusal.asRuntimeException());
+        Status status = GrpcErrors.toStatus(refusal);
+        local.metrics().scopeRefused(status.getCode().name());
+        observer.onError(status.asRuntimeException());
         return true;
     }
 

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
@@ -21,38 +20,38 @@ import java.util.zip.CRC32C;
  * and verifies them (CRC32C; the disk also checks its slot header), so a torn or corrupted copy is a
  * miss, never wrong KV. Each tier evicts by {@link SlruList} (blocks used twice outlive blocks used once).
  *
- * <p>Threads. Every method is called under the owner's lock (the engine's); byte copies run on the
- * {@link TierIo}, which takes the same lock through the {@link Guard} only to publish their results.
- * Index changes and their {@link TierEvents} therefore happen under that lock, in one order.
+ * <p>Threads. What the tiers hold is a {@link TierState} with one writer, the tiers' {@link Owner} (the
+ * engine's driver): the engine calls this class's methods as that owner, and the byte copies, which run
+ * on the {@link TierIo}, hand their results back through {@link Owner#apply}, given at construction, to
+ * change the state there. State changes and their {@link TierEvents} therefore come from one writer, in
+ * one order; the tier thread only reads and writes bytes.
  */
 public final class LowerTiers implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(LowerTiers.class.getName());
 
-    /** Runs {@code work} under the owner's lock and then publishes the events it produced. */
+    /**
+     * The tiers' owner: runs a state change where the owner's own work runs (the engine's driver, holding
+     * what serializes it) and then publishes the events the change produced. A closed owner may drop it.
+     */
     @FunctionalInterface
-    public interface Guard {
-        void run(Runnable work);
+    public interface Owner {
+        void apply(Runnable change);
     }
 
     private final TierSettings settings;
     private final int bytesPerBlock;
     private final double speedup;
     private final TierIo io;
-    private final TierEvents events;
-    private Guard guard = Runnable::run;
-    private final TierSlots host;
+    private final Owner owner;
+    private final TierState state;
     private final HostMemory hostBytes;
-    private final TierSlots disk;
     private final DiskStore diskStore;
-    private final TierStats hostStats = new TierStats(KvTier.KV_TIER_HOST);
-    private final TierStats diskStats = new TierStats(KvTier.KV_TIER_DISK);
     private final CRC32C crc = new CRC32C(); // tier thread only
     private List<Offload> pending = new ArrayList<>();
     private volatile OnboardObserver observer = (tier, blocks, nanos) -> { };
-    private volatile boolean closed;
 
-    /** Sees every finished onboarding: its source tier, blocks and wall time (tier thread, under the lock). */
+    /** Sees every finished onboarding: its source tier, blocks and wall time (as the owner). */
     @FunctionalInterface
     public interface OnboardObserver {
         void onboarded(KvTier tier, int blocks, long nanos);
@@ -67,9 +66,10 @@ public final class LowerTiers implements AutoCloseable {
      *
      * @param namespaceSeed the block-hash namespace: disk slots of another namespace are ignored
      * @param speedup       onboarding time is divided by it, like the engine's step times
+     * @param owner         where the tier thread's results change the state
      */
     public LowerTiers(TierSettings settings, int bytesPerBlock, long namespaceSeed, double speedup, TierIo io,
-                      TierEvents events) {
+                      TierEvents events, Owner owner) {
         if (!settings.enabled()) {
             throw new IllegalArgumentException("no lower tier is configured");
         }
@@ -80,18 +80,18 @@ public final class LowerTiers implements AutoCloseable {
         this.bytesPerBlock = bytesPerBlock;
         this.speedup = speedup;
         this.io = io;
-        this.events = events;
+        this.owner = owner;
         int hostSlots = slots(settings.hostBytes(), bytesPerBlock, "host");
-        this.host = new TierSlots(KvTier.KV_TIER_HOST, hostSlots);
         this.hostBytes = new HostMemory(hostSlots, bytesPerBlock);
+        TierSlots host = new TierSlots(KvTier.KV_TIER_HOST, hostSlots);
         if (settings.diskEnabled()) {
             int diskSlots = slots(settings.diskBytes(), bytesPerBlock + DiskStore.HEADER_BYTES, "disk");
-            this.disk = new TierSlots(KvTier.KV_TIER_DISK, diskSlots);
             this.diskStore = new DiskStore(settings.diskDir(), diskSlots, bytesPerBlock, namespaceSeed);
+            this.state = new TierState(host, new TierSlots(KvTier.KV_TIER_DISK, diskSlots), events, bytesPerBlock);
             restoreDisk();
         } else {
-            this.disk = null;
             this.diskStore = null;
+            this.state = new TierState(host, null, events, bytesPerBlock);
         }
     }
 
@@ -112,29 +112,11 @@ public final class LowerTiers implements AutoCloseable {
             diskStore.close();
             throw new UncheckedIOException("cannot read the KV disk tier in " + settings.diskDir() + ": " + e.getMessage(), e);
         }
-        found.sort(Comparator.comparingLong(DiskStore.Found::writeSeq));
-        int restored = 0;
-        for (DiskStore.Found f : found) {
-            int existing = disk.lookup(f.seqHash());
-            if (existing >= 0) {
-                disk.drop(existing); // an older copy of the same block: the newest write wins
-                events.removed(KvTier.KV_TIER_DISK, f.seqHash());
-                restored--;
-            }
-            disk.restore(f.slot(), f.seqHash(), f.checksum());
-            events.stored(KvTier.KV_TIER_DISK, f.seqHash());
-            restored++;
-        }
-        disk.sortFreeStack();
+        int restored = state.restore(found);
         if (restored > 0) {
             LOG.log(System.Logger.Level.INFO, "KV disk tier in " + settings.diskDir() + ": " + restored
                     + " blocks restored from a previous run");
         }
-    }
-
-    /** How the tier thread publishes results; set once by the owner before the first request. */
-    public void setGuard(Guard guard) {
-        this.guard = guard;
     }
 
     public void setOnboardObserver(OnboardObserver observer) {
@@ -151,36 +133,22 @@ public final class LowerTiers implements AutoCloseable {
 
     /** The best lower tier holding {@code seqHash}: host, disk, or UNSPECIFIED when neither does. */
     public KvTier locate(long seqHash) {
-        if (host.lookup(seqHash) >= 0) {
-            return KvTier.KV_TIER_HOST;
-        }
-        if (disk != null && disk.lookup(seqHash) >= 0) {
-            return KvTier.KV_TIER_DISK;
-        }
-        return KvTier.KV_TIER_UNSPECIFIED;
+        return state.locate(seqHash);
     }
 
     /** A request reused {@code seqHash} from the device: its host copy counts as used too. */
     public void touch(long seqHash) {
-        int slot = host.lookup(seqHash);
-        if (slot >= 0) {
-            host.touch(slot);
-        }
+        state.touch(seqHash);
     }
 
     /** Whether a newly registered block should be copied down: true unless host memory holds it already. */
     public boolean wantsOffload(long seqHash) {
-        int slot = host.lookup(seqHash);
-        if (slot >= 0) {
-            host.touch(slot);
-            return false;
-        }
-        return !closed;
+        return state.wantsOffload(seqHash);
     }
 
     /**
      * Queues a copy of a registered device block into host memory. {@code device} must stay unchanged
-     * until {@code done} ran (under the lock, after the copy, or when the copy was abandoned).
+     * until {@code done} ran (as the owner, after the copy, or when the copy was abandoned).
      * Copies queue until {@link #submit()}.
      */
     public void offload(long seqHash, ByteBuffer device, Runnable done) {
@@ -189,10 +157,10 @@ public final class LowerTiers implements AutoCloseable {
 
     /** The engine did not queue a block because too many copies are in flight (the tier thread lags). */
     public void skippedOffload() {
-        hostStats.skippedOffloads.incrementAndGet();
+        state.stats(KvTier.KV_TIER_HOST).skippedOffloads.incrementAndGet();
     }
 
-    /** Hands the queued offloads to the tier thread as one job (one lock round trip, one event batch). */
+    /** Hands the queued offloads to the tier thread as one job (two trips to the owner, one event batch each). */
     public void submit() {
         if (pending.isEmpty()) {
             return;
@@ -215,25 +183,11 @@ public final class LowerTiers implements AutoCloseable {
 
     /**
      * Starts copying blocks into device slots: block i of {@code seqHashes} from {@code tiers[i]} (as
-     * {@link #locate} said under this same lock hold) into {@code into[i]}. The source slots are pinned
-     * until the copies end; {@code whenDone} then runs under the lock with the verified result.
+     * {@link #locate} said, with no state change between) into {@code into[i]}. The source slots are
+     * pinned until the copies end; {@code whenDone} then runs as the owner with the verified result.
      */
     public Onboarding onboard(long[] seqHashes, KvTier[] tiers, ByteBuffer[] into, Consumer<Onboarding> whenDone) {
-        int n = seqHashes.length;
-        int[] slots = new int[n];
-        int[] checksums = new int[n];
-        for (int i = 0; i < n; i++) {
-            TierSlots t = slotsOf(tiers[i]);
-            int slot = t.lookup(seqHashes[i]);
-            if (slot < 0) {
-                throw new IllegalStateException("block " + Long.toUnsignedString(seqHashes[i], 16) + " is not in " + tiers[i]);
-            }
-            t.pin(slot);
-            t.touch(slot);
-            slots[i] = slot;
-            checksums[i] = t.checksumOf(slot);
-        }
-        Onboarding job = new Onboarding(seqHashes.clone(), tiers.clone(), slots, checksums, into.clone());
+        Onboarding job = state.pin(seqHashes, tiers, into);
         try {
             io.execute(() -> runOnboarding(job, whenDone), true);
         } catch (RuntimeException e) {
@@ -244,11 +198,8 @@ public final class LowerTiers implements AutoCloseable {
 
     /** Drops every block of both tiers (the engine's ClearKvCache); returns how many. */
     public int clear() {
-        int n = host.clear().length;
-        events.cleared(KvTier.KV_TIER_HOST);
-        if (disk != null) {
-            n += disk.clear().length;
-            events.cleared(KvTier.KV_TIER_DISK);
+        int n = state.clear();
+        if (diskStore != null) {
             try {
                 io.execute(this::bumpDiskGeneration, true);
             } catch (RuntimeException e) {
@@ -259,32 +210,37 @@ public final class LowerTiers implements AutoCloseable {
     }
 
     public long[] seqHashes(KvTier tier) {
-        TierSlots t = tier == KvTier.KV_TIER_HOST ? host : tier == KvTier.KV_TIER_DISK ? disk : null;
+        TierSlots t = state.slotsOrNull(tier);
         return t == null ? new long[0] : t.seqHashes();
     }
 
     public int used(KvTier tier) {
-        TierSlots t = tier == KvTier.KV_TIER_HOST ? host : disk;
+        TierSlots t = bookOf(tier);
         return t == null ? 0 : t.used();
     }
 
     /** XOR of the seq hashes {@code tier} holds. */
     public long xor(KvTier tier) {
-        TierSlots t = tier == KvTier.KV_TIER_HOST ? host : disk;
+        TierSlots t = bookOf(tier);
         return t == null ? 0 : t.xor();
     }
 
     public int capacity(KvTier tier) {
-        TierSlots t = tier == KvTier.KV_TIER_HOST ? host : disk;
+        TierSlots t = bookOf(tier);
         return t == null ? 0 : t.capacity();
     }
 
+    /** The host book for the host tier, else the disk book (null without disk). */
+    private TierSlots bookOf(KvTier tier) {
+        return tier == KvTier.KV_TIER_HOST ? state.slotsOrNull(KvTier.KV_TIER_HOST) : state.slotsOrNull(KvTier.KV_TIER_DISK);
+    }
+
     public boolean hasDisk() {
-        return disk != null;
+        return diskStore != null;
     }
 
     public TierStats stats(KvTier tier) {
-        return tier == KvTier.KV_TIER_DISK ? diskStats : hostStats;
+        return state.stats(tier);
     }
 
     /** Off-heap bytes the host tier has allocated so far. */
@@ -294,6 +250,8 @@ public final class LowerTiers implements AutoCloseable {
 
     /** Heap bytes of both tiers' bookkeeping divided by their slots. */
     public double heapBytesPerSlot() {
+        TierSlots host = state.slotsOrNull(KvTier.KV_TIER_HOST);
+        TierSlots disk = state.slotsOrNull(KvTier.KV_TIER_DISK);
         long bytes = host.heapBytes() + (disk == null ? 0 : disk.heapBytes());
         long slots = host.capacity() + (disk == null ? 0L : disk.capacity());
         return (double) bytes / slots;
@@ -301,15 +259,15 @@ public final class LowerTiers implements AutoCloseable {
 
     /** Checks both tiers' invariants (tests). */
     public void verifyInvariants() {
-        host.verifyInvariants();
-        if (disk != null) {
-            disk.verifyInvariants();
+        state.slotsOrNull(KvTier.KV_TIER_HOST).verifyInvariants();
+        if (diskStore != null) {
+            state.slotsOrNull(KvTier.KV_TIER_DISK).verifyInvariants();
         }
     }
 
     /** Where a disk-tier block's payload lies (for tools and fault-injection tests); empty when not on disk. */
     public java.util.Optional<DiskLocation> diskLocation(long seqHash) {
-        int slot = disk == null ? -1 : disk.lookup(seqHash);
+        int slot = diskStore == null ? -1 : state.slotsOf(KvTier.KV_TIER_DISK).lookup(seqHash);
         return slot < 0 ? java.util.Optional.empty()
                 : java.util.Optional.of(new DiskLocation(diskStore.fileOf(slot), diskStore.payloadOffset(slot),
                         diskStore.headerOffset(slot)));
@@ -320,13 +278,13 @@ public final class LowerTiers implements AutoCloseable {
     }
 
     int slotOf(KvTier tier, long seqHash) {
-        return slotsOf(tier).lookup(seqHash);
+        return state.slotsOf(tier).lookup(seqHash);
     }
 
     /** Stops the tier thread (waiting for its running job) and releases the memory and files. */
     @Override
     public void close() {
-        closed = true;
+        state.close();
         io.close();
         hostBytes.release();
         if (diskStore != null) {
@@ -334,17 +292,21 @@ public final class LowerTiers implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ tier thread
-
-    /** One demotion: a host victim written to disk slot {@code diskSlot} before its host slot is reused. */
-    private record Demotion(long seqHash, int checksum, int diskSlot) {
-    }
+    // ------------------------------------------------------------------ tier thread: bytes only
 
     private void runOffloads(List<Offload> batch) {
         int n = batch.size();
-        int[] hostSlot = new int[n];
-        Demotion[] demote = new Demotion[n];
-        guard.run(() -> reserveOffloads(batch, hostSlot, demote));
+        long[] seqHashes = new long[n];
+        for (int i = 0; i < n; i++) {
+            seqHashes[i] = batch.get(i).seqHash();
+        }
+        TierState.OffloadPlan[] plan = new TierState.OffloadPlan[1];
+        owner.apply(() -> plan[0] = state.reserve(seqHashes));
+        if (plan[0] == null) {
+            return; // the owner closed: nothing was reserved
+        }
+        int[] hostSlot = plan[0].hostSlot();
+        TierState.Demotion[] demote = plan[0].demote();
         int[] checksum = new int[n];
         boolean[] demoted = new boolean[n];
         for (int i = 0; i < n; i++) {
@@ -357,106 +319,21 @@ public final class LowerTiers implements AutoCloseable {
             hostBytes.write(hostSlot[i], batch.get(i).device());
             checksum[i] = checksum(hostBytes.view(hostSlot[i]));
         }
-        guard.run(() -> commitOffloads(batch, hostSlot, demote, demoted, checksum));
+        owner.apply(() -> {
+            state.commit(plan[0], demoted, checksum);
+            batch.forEach(o -> o.done().run());
+        });
     }
 
-    /**
-     * Reserves a host slot (and, for its victim, a disk slot) for each copy of the batch. Events go out
-     * tier by tier (every host removal, then every disk removal), so each tier's removals of one batch
-     * share one {@code BlockRemoved}: interleaved per block they would each seal an event of their own.
-     * Only blocks of different tiers change places, which no tier's index sees.
-     */
-    private void reserveOffloads(List<Offload> batch, int[] hostSlot, Demotion[] demote) {
-        TierSlots.Victim[] victim = new TierSlots.Victim[1];
-        TierSlots.Victim[] diskVictim = new TierSlots.Victim[1];
-        long[] diskRemoved = new long[batch.size()];
-        int diskRemovedCount = 0;
-        for (int i = 0; i < batch.size(); i++) {
-            hostSlot[i] = -1;
-            if (closed || host.lookup(batch.get(i).seqHash()) >= 0) {
-                continue;
-            }
-            int slot = host.reserve(victim);
-            if (slot < 0) {
-                continue; // every host block is being read: skip this copy
-            }
-            hostSlot[i] = slot;
-            if (victim[0] != null) {
-                events.removed(KvTier.KV_TIER_HOST, victim[0].seqHash());
-                demote[i] = demotionOf(victim[0], diskVictim);
-                if (demote[i] != null && diskVictim[0] != null) {
-                    diskRemoved[diskRemovedCount++] = diskVictim[0].seqHash();
-                }
-            }
-        }
-        for (int i = 0; i < diskRemovedCount; i++) {
-            events.removed(KvTier.KV_TIER_DISK, diskRemoved[i]);
-        }
-    }
-
-    /**
-     * The disk write that saves host victim {@code v}, or null when none is needed or possible;
-     * {@code diskVictim[0]} is then the block its disk slot held (null when the slot was free).
-     */
-    private Demotion demotionOf(TierSlots.Victim v, TierSlots.Victim[] diskVictim) {
-        if (disk == null) {
-            return null;
-        }
-        int existing = disk.lookup(v.seqHash());
-        if (existing >= 0) {
-            disk.touch(existing);
-            return null;
-        }
-        int slot = disk.reserve(diskVictim);
-        if (slot < 0) {
-            return null;
-        }
-        return new Demotion(v.seqHash(), v.checksum(), slot);
-    }
-
-    private boolean writeDisk(Demotion d, int hostSlot) {
+    private boolean writeDisk(TierState.Demotion d, int hostSlot) {
         try {
             diskStore.write(d.diskSlot(), hostBytes.view(hostSlot), d.seqHash(), d.checksum());
             return true;
         } catch (IOException | RuntimeException e) {
-            diskStats.ioErrors.incrementAndGet();
+            state.stats(KvTier.KV_TIER_DISK).ioErrors.incrementAndGet();
             LOG.log(System.Logger.Level.WARNING, "writing a KV block to the disk tier failed: " + e);
             return false;
         }
-    }
-
-    /** Publishes the batch's copies: host stores first, then disk stores (see {@link #reserveOffloads}). */
-    private void commitOffloads(List<Offload> batch, int[] hostSlot, Demotion[] demote, boolean[] demoted,
-                                int[] checksum) {
-        for (int i = 0; i < batch.size(); i++) {
-            Offload o = batch.get(i);
-            if (hostSlot[i] < 0) {
-                continue;
-            }
-            if (host.lookup(o.seqHash()) >= 0) {
-                host.abandon(hostSlot[i]); // stored meanwhile by another copy
-            } else {
-                host.commit(hostSlot[i], o.seqHash(), checksum[i]);
-                events.stored(KvTier.KV_TIER_HOST, o.seqHash());
-                hostStats.offloadedBlocks.incrementAndGet();
-                hostStats.offloadedBytes.addAndGet(bytesPerBlock);
-            }
-        }
-        for (int i = 0; i < batch.size(); i++) {
-            Demotion d = demote[i];
-            if (d == null) {
-                continue;
-            }
-            if (demoted[i] && disk.lookup(d.seqHash()) < 0) {
-                disk.commit(d.diskSlot(), d.seqHash(), d.checksum());
-                events.stored(KvTier.KV_TIER_DISK, d.seqHash());
-                diskStats.offloadedBlocks.incrementAndGet();
-                diskStats.offloadedBytes.addAndGet(bytesPerBlock);
-            } else {
-                disk.abandon(d.diskSlot());
-            }
-        }
-        batch.forEach(o -> o.done().run());
     }
 
     private void runOnboarding(Onboarding job, Consumer<Onboarding> whenDone) {
@@ -466,7 +343,7 @@ public final class LowerTiers implements AutoCloseable {
                 break; // the rest would be recomputed anyway
             }
         }
-        guard.run(() -> finishOnboarding(job, whenDone));
+        owner.apply(() -> finishOnboarding(job, whenDone));
     }
 
     private boolean copyIn(Onboarding job, int i) {
@@ -478,34 +355,17 @@ public final class LowerTiers implements AutoCloseable {
         try {
             return diskStore.read(job.slots[i], job.seqHashes[i], job.checksums[i], dst);
         } catch (IOException | RuntimeException e) {
-            diskStats.ioErrors.incrementAndGet();
+            state.stats(KvTier.KV_TIER_DISK).ioErrors.incrementAndGet();
             return false;
         }
     }
 
     private void finishOnboarding(Onboarding job, Consumer<Onboarding> whenDone) {
-        int good = job.verifiedPrefix();
-        long[] perTier = new long[4];
-        for (int i = 0; i < job.blocks(); i++) {
-            TierSlots t = slotsOf(job.tiers[i]);
-            int slot = job.slots[i];
-            t.unpin(slot);
-            boolean failed = i == good && i < job.blocks() && !closed;
-            if (failed && t.lookup(job.seqHashes[i]) == slot) {
-                t.drop(slot); // its bytes do not verify: a miss from now on
-                events.removed(job.tiers[i], job.seqHashes[i]);
-                stats(job.tiers[i]).corruptBlocks.incrementAndGet();
-            }
-            if (i < good) {
-                perTier[job.tiers[i].getNumber()]++;
-            }
-        }
+        long[] perTier = state.finish(job);
         long nanos = System.nanoTime() - job.startedNanos;
         for (KvTier tier : new KvTier[] {KvTier.KV_TIER_HOST, KvTier.KV_TIER_DISK}) {
             long blocks = perTier[tier.getNumber()];
             if (blocks > 0) {
-                stats(tier).onboardedBlocks.addAndGet(blocks);
-                stats(tier).onboardedBytes.addAndGet(blocks * bytesPerBlock);
                 observer.onboarded(tier, (int) blocks, nanos);
             }
         }
@@ -516,19 +376,9 @@ public final class LowerTiers implements AutoCloseable {
         try {
             diskStore.clear();
         } catch (IOException e) {
-            diskStats.ioErrors.incrementAndGet();
+            state.stats(KvTier.KV_TIER_DISK).ioErrors.incrementAndGet();
             LOG.log(System.Logger.Level.WARNING, "cannot record the KV disk tier's clear: " + e);
         }
-    }
-
-    private TierSlots slotsOf(KvTier tier) {
-        if (tier == KvTier.KV_TIER_HOST) {
-            return host;
-        }
-        if (tier == KvTier.KV_TIER_DISK && disk != null) {
-            return disk;
-        }
-        throw new IllegalArgumentException("no " + tier + " tier here");
     }
 
     private int checksum(ByteBuffer block) {

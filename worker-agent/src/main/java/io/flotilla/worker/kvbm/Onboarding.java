@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 /**
  * One request's blocks being brought from lower tiers into device slots, in prefix order. Created by
  * {@link LowerTiers#onboard}; the tier thread fills {@link #verified}; the completion callback reads
- * it under the owner's lock.
+ * it as the tiers' owner.
  */
 public final class Onboarding {
 

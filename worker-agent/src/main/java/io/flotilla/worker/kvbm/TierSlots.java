@@ -14,8 +14,8 @@ import java.util.Arrays;
  * A pinned slot is never chosen as a victim, so bytes being read are never overwritten.
  *
  * <p>Heap: 8 (seq hash) + 4 (checksum) + 9 (order links and segment) + 2 (state, pins) + 4 (free
- * stack) + 5 to 11 (index) ≈ 32 to 38 bytes per slot. Not thread-safe: the owner (the engine lock)
- * serialises every call.
+ * stack) + 5 to 11 (index) ≈ 32 to 38 bytes per slot. Not thread-safe: {@link TierState}'s one writer
+ * makes every call.
  */
 final class TierSlots {
 

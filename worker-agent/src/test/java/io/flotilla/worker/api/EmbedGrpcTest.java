@@ -155,7 +155,7 @@ class EmbedGrpcTest {
         @Override public void handoffUsed() { }
         @Override public void requestFinished(int promptTokens, int cachedTokens, int importedTokens) { }
         @Override public void saltedRequest(int publicBlocks, TenantIsolation isolation) { }
-        @Override public void scopeRefused(Status.Code code) { }
+        @Override public void scopeRefused(String code) { }
         @Override public void kvTransferred(long bytes, Duration took) { }
         @Override public void bindLeases(LeaseTable leases) { }
 

@@ -75,21 +75,20 @@ public class StepTimeBenchmark {
             default -> TierSettings.OFF;
         };
         SimEngineConfig config = SimEngineConfig.builder().totalBlocks(4096).maxBatchTokens(4096).tiers(settings).build();
-        scheduler = new Scheduler(config, (p, e) -> { }, settings.enabled() ? new TierThread("bench-tiers") : null);
-        if (scheduler.tiers() != null) {
-            scheduler.tiers().setGuard(work -> {
-                long asked = System.nanoTime();
-                lock.lock();
-                long got = System.nanoTime();
-                try {
-                    work.run();
-                    scheduler.flushEvents();
-                } finally {
-                    probe.tierHeld(got - asked, System.nanoTime() - got);
-                    lock.unlock();
-                }
-            });
-        }
+        // the tiers' owner as the engine is one: the benchmark's lock, timed
+        scheduler = new Scheduler(config, (p, e) -> { }, null, settings.enabled() ? new TierThread("bench-tiers") : null,
+                change -> {
+                    long asked = System.nanoTime();
+                    lock.lock();
+                    long got = System.nanoTime();
+                    try {
+                        change.run();
+                        scheduler.flushEvents();
+                    } finally {
+                        probe.tierHeld(got - asked, System.nanoTime() - got);
+                        lock.unlock();
+                    }
+                });
         probe.attach(scheduler.tiers() == null ? null : "bench-tiers");
     }
 

@@ -13,15 +13,12 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The LoRA adapters of one vLLM server, kept through its API: discovered from {@code GET /v1/models}
@@ -29,67 +26,61 @@ import java.util.TreeSet;
  * with {@code POST /v1/load_lora_adapter {"lora_name", "lora_path"}} and unloaded with
  * {@code POST /v1/unload_lora_adapter {"lora_name"}}.
  *
- * <p>Rules: a request for an adapter that is neither loaded nor loadable (no configured or discovered path)
- * is refused at submit. A request for a loadable adapter that is not loaded waits for its load (one load per
- * adapter at a time; concurrent requests share it). When {@code maxLoaded} adapters are loaded, the least
- * recently used one that no request in flight uses is unloaded first; when every loaded adapter is in use,
- * the load goes ahead anyway and vLLM's own LoRA cache decides what stays on the GPU (counted as
- * {@code overcommitted}). The load time advertised is the mean of the last 16 measured loads, or the
- * configured one before the first. Thread-safe.
+ * <p>The driver of a {@link LoraState}, which decides what is loaded, loads and unloads (its rules are
+ * there): this class reads the time from its clock, makes the HTTP calls the state asks for and feeds their
+ * outcome back. Every step on the state is serialized by one monitor, held for no I/O and no listener call;
+ * the loads in progress are kept beside the state under the same monitor. Thread-safe.
  */
 final class LoraAdapters {
 
     private static final Logger log = LoggerFactory.getLogger(LoraAdapters.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int LOAD_SAMPLES = 16;
-
-    private final EngineHttp http;
-    private final String baseModel;
-    private final LoraSettings settings;
-    private final String name;
-    /** Loaded adapters → their path, in access order (eldest = least recently used). */
-    private final LinkedHashMap<String, String> loaded = new LinkedHashMap<>(16, 0.75f, true);
-    private final Map<String, String> discoveredPaths = new HashMap<>();
-    private final Map<String, Integer> inUse = new HashMap<>();
-    private final Map<String, Mono<Void>> loading = new HashMap<>();
-    /** When this worker last loaded or unloaded each adapter (System.nanoTime): a model list asked for earlier is stale for it. */
-    private final Map<String, Long> changedAt = new HashMap<>();
-    private final ArrayDeque<Double> loadTimes = new ArrayDeque<>();
-    private long loads;
-    private long unloads;
-    private long overcommitted;
-    private final Runnable listener;
-    private long lastDiscoveryNanos;
-    private boolean discovered;
 
     /** How often the model list is read again: adapters loaded or unloaded by someone else show up this late. */
     static final Duration DISCOVERY_INTERVAL = Duration.ofSeconds(5);
 
-    /** @param changed called when the loaded set changes */
-    LoraAdapters(EngineHttp http, String baseModel, LoraSettings settings, String name, Runnable changed) {
+    private final EngineHttp http;
+    private final String baseModel;
+    private final String name;
+    private final InstantSource clock;
+    private final Runnable listener;
+    /** Serializes every step on {@link #state} and {@link #loads} ({@link #onState}). */
+    private final Object step = new Object();
+    private final LoraState state;
+    /** The load in progress of each adapter the state is loading, shared by the requests that wait for it. */
+    private final Map<String, Mono<Void>> loads = new HashMap<>();
+
+    /**
+     * @param clock   times loads and orders this worker's changes against the engine's model lists
+     * @param changed called when the loaded set changes
+     */
+    LoraAdapters(EngineHttp http, String baseModel, LoraSettings settings, String name, InstantSource clock,
+                 Runnable changed) {
         this.http = http;
         this.baseModel = baseModel;
-        this.settings = settings;
         this.name = name;
+        this.clock = clock;
         this.listener = changed;
+        this.state = new LoraState(settings, DISCOVERY_INTERVAL.toNanos());
+    }
+
+    /** The clock's reading in nanoseconds, the one scale {@link LoraState} compares. */
+    private long now() {
+        Instant t = clock.instant();
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
     }
 
     /**
      * At most every {@link #DISCOVERY_INTERVAL}: reads the engine's model list (a blocking control call; the
-     * scrape thread makes it after a good round) and takes the
-     * LoRA modules it lists as loaded; adapters loaded by this worker that the engine no longer lists are
-     * forgotten.
+     * scrape thread makes it after a good round) and takes the LoRA modules it lists as loaded; adapters loaded
+     * by this worker that the engine no longer lists are forgotten.
      */
     void discover() {
-        synchronized (this) {
-            long now = System.nanoTime();
-            if (discovered && now - lastDiscoveryNanos < DISCOVERY_INTERVAL.toNanos()) {
-                return;
-            }
-            discovered = true;
-            lastDiscoveryNanos = now;
+        long due = now();
+        if (!onState(st -> st.discoveryDue(due))) {
+            return;
         }
-        long asked = System.nanoTime();
+        long asked = now();
         HttpResponse<String> resp;
         try {
             resp = http.controlCall("/v1/models", false, Duration.ofSeconds(5));
@@ -104,28 +95,9 @@ final class LoraAdapters {
             return;
         }
         Map<String, String> listed = parseModels(resp.body(), baseModel);
-        boolean changed;
-        synchronized (this) {
-            discoveredPaths.putAll(listed);
-            int before = loaded.size();
-            TreeSet<String> was = new TreeSet<>(loaded.keySet());
-            // what this worker loaded or unloaded after the list was asked for, the list does not show yet
-            loaded.keySet().removeIf(a -> !listed.containsKey(a) && !loading.containsKey(a) && !changedSince(a, asked));
-            listed.forEach((a, p) -> {
-                if (!loaded.containsKey(a) && !changedSince(a, asked)) {
-                    loaded.put(a, p);
-                }
-            });
-            changed = before != loaded.size() || !was.equals(new TreeSet<>(loaded.keySet()));
-        }
-        if (changed) {
+        if (onState(st -> st.listed(listed, asked))) {
             listener.run();
         }
-    }
-
-    private boolean changedSince(String adapter, long nanos) {
-        Long at = changedAt.get(adapter);
-        return at != null && at - nanos >= 0;
     }
 
     /** LoRA modules of {@code base} in a {@code /v1/models} answer: id → root (its path). */
@@ -149,68 +121,64 @@ final class LoraAdapters {
      * @throws InvalidRequestException when the adapter is neither loaded nor loadable
      */
     Mono<Void> acquire(String adapter) {
-        Mono<Void> load;
-        String unload = null;
-        synchronized (this) {
-            String path = pathOf(adapter);
-            if (!loaded.containsKey(adapter) && path == null) {
-                throw new InvalidRequestException("unknown LoRA adapter '" + adapter + "': the engine does not serve it"
-                        + " and flotilla.worker.lora.paths has no path for it; this worker serves " + available());
-            }
-            inUse.merge(adapter, 1, Integer::sum);
-            if (loaded.get(adapter) != null) { // an access: most recently used now
-                return null;
-            }
-            load = loading.get(adapter);
-            if (load != null) {
-                return load;
-            }
-            if (loaded.size() >= settings.maxLoaded()) {
-                unload = idleLeastRecentlyUsed();
-                if (unload == null) {
-                    overcommitted++;
-                } else {
-                    loaded.remove(unload);
-                    changedAt.put(unload, System.nanoTime());
+        long now = now();
+        return onState(st -> {
+            LoraState.Take take = st.acquire(adapter, now);
+            return switch (take.kind()) {
+                case READY -> null;
+                case JOIN -> loads.get(adapter);
+                case LOAD -> {
+                    Mono<Void> load = startLoad(adapter, take.path(), take.unload()).cache(); // lazy: no call yet
+                    loads.put(adapter, load);
+                    yield load;
                 }
-            }
-            load = startLoad(adapter, path, unload).cache();
-            loading.put(adapter, load);
-        }
-        return load;
+            };
+        });
     }
 
     /** The engine may be a new process: what it has loaded is read again at the next good scrape. */
-    synchronized void engineRestarted() {
-        loaded.clear();
-        discovered = false;
+    void engineRestarted() {
+        onState(st -> {
+            st.engineRestarted();
+            return null;
+        });
     }
 
     /** One request that {@link #acquire}d {@code adapter} ended. */
-    synchronized void release(String adapter) {
-        inUse.computeIfPresent(adapter, (k, n) -> n == 1 ? null : n - 1);
+    void release(String adapter) {
+        onState(st -> {
+            st.release(adapter);
+            return null;
+        });
     }
 
+    /** The calls of one load: the unload the state chose first (its failure does not stop the load), then the load. */
     private Mono<Void> startLoad(String adapter, String path, String unload) {
         Mono<Void> before = unload == null ? Mono.empty() : http.call("/v1/unload_lora_adapter",
                         JSON.createObjectNode().put("lora_name", unload).toString(), "unload-" + unload)
                 .doOnSuccess(ignored -> {
-                    synchronized (this) {
-                        unloads++;
-                    }
+                    long now = now();
+                    onState(st -> {
+                        st.unloaded(unload, now);
+                        return null;
+                    });
                     log.info("{}: unloaded LoRA adapter '{}' to make room for '{}'", name, unload, adapter);
                 })
                 .onErrorResume(e -> {
+                    onState(st -> {
+                        st.unloadFailed(unload);
+                        return null;
+                    });
                     log.warn("{}: unloading LoRA adapter '{}' failed: {}", name, unload, e.toString());
                     return Mono.empty();
                 })
                 .then();
         String body = JSON.createObjectNode().put("lora_name", adapter).put("lora_path", path).toString();
         return before.then(Mono.defer(() -> {
-            long start = System.nanoTime();
+            long start = now();
             return http.call("/v1/load_lora_adapter", body, "load-" + adapter)
                     .onErrorResume(EngineException.class, e -> alreadyLoaded(e) ? Mono.just("") : Mono.error(e))
-                    .doOnSuccess(ignored -> loaded(adapter, path, (System.nanoTime() - start) / 1e6));
+                    .doOnSuccess(ignored -> loaded(adapter, path, start));
         })).doOnError(e -> failed(adapter, e)).then()
                 .onErrorMap(e -> !(e instanceof EngineException),
                         e -> new EngineUnavailableException("loading LoRA adapter '" + adapter + "' failed: " + e));
@@ -221,61 +189,40 @@ final class LoraAdapters {
         return e.getMessage() != null && e.getMessage().contains("already been loaded");
     }
 
-    private void loaded(String adapter, String path, double ms) {
-        synchronized (this) {
-            loading.remove(adapter);
-            loaded.put(adapter, path);
-            changedAt.put(adapter, System.nanoTime());
-            loads++;
-            loadTimes.addLast(ms);
-            if (loadTimes.size() > LOAD_SAMPLES) {
-                loadTimes.removeFirst();
-            }
-        }
+    private void loaded(String adapter, String path, long startedNanos) {
+        long now = now();
+        double ms = (now - startedNanos) / 1e6;
+        onState(st -> {
+            loads.remove(adapter);
+            st.loaded(adapter, path, ms, now);
+            return null;
+        });
         log.info("{}: loaded LoRA adapter '{}' from {} in {} ms", name, adapter, path, Math.round(ms));
         listener.run();
     }
 
     private void failed(String adapter, Throwable e) {
-        synchronized (this) {
-            loading.remove(adapter);
-        }
+        onState(st -> {
+            loads.remove(adapter);
+            st.loadFailed(adapter);
+            return null;
+        });
         log.warn("{}: loading LoRA adapter '{}' failed: {}", name, adapter, e.toString());
     }
 
-    private String pathOf(String adapter) {
-        String configured = settings.paths().get(adapter);
-        return configured != null ? configured : discoveredPaths.get(adapter);
-    }
-
-    private String idleLeastRecentlyUsed() {
-        for (Iterator<String> it = loaded.keySet().iterator(); it.hasNext(); ) {
-            String a = it.next();
-            if (!inUse.containsKey(a)) {
-                return a;
-            }
-        }
-        return null;
-    }
-
-    private List<String> available() {
-        TreeSet<String> all = new TreeSet<>(loaded.keySet());
-        all.addAll(settings.paths().keySet());
-        all.addAll(discoveredPaths.keySet());
-        return List.copyOf(all);
-    }
-
     /** Loads that went ahead with every loaded adapter in use (vLLM's LoRA cache then chose what stays). */
-    synchronized long overcommitted() {
-        return overcommitted;
+    long overcommitted() {
+        return onState(LoraState::overcommitted);
     }
 
-    synchronized AdapterStatus status() {
-        List<String> mru = new ArrayList<>(loaded.keySet());
-        Collections.reverse(mru);
-        boolean measured = !loadTimes.isEmpty();
-        double ms = measured ? loadTimes.stream().mapToDouble(Double::doubleValue).average().orElse(0) : settings.loadMs();
-        return new AdapterStatus(mru, available(), settings.maxLoaded(), ms,
-                measured ? AdapterStatus.MEASURED : AdapterStatus.CONFIGURED, loads, unloads);
+    AdapterStatus status() {
+        return onState(LoraState::status);
+    }
+
+    /** The one serialized step: runs {@code event} on the state (and {@link #loads}), no I/O inside. */
+    private <R> R onState(Function<LoraState, R> event) {
+        synchronized (step) {
+            return event.apply(state);
+        }
     }
 }

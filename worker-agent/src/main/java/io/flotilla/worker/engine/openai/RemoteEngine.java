@@ -86,7 +86,7 @@ public abstract class RemoteEngine implements Engine, EngineMeasurements {
         Duration scrapeTimeout = Duration.ofMillis(Math.max(500, 4 * settings.scrapeInterval().toMillis()));
         this.scraper = new EngineMetricsScraper(http.control(), settings.resolve(settings.metricsPath()),
                 settings.resolve(settings.healthPath()), hasher.blockSize(), settings.unhealthyAfter(), scrapeTimeout);
-        this.loras = lora == null ? null : new LoraAdapters(http, settings.servedModel(), lora, name,
+        this.loras = lora == null ? null : new LoraAdapters(http, settings.servedModel(), lora, name, clock,
                 listeners.adaptersChanged());
         this.adapterSupport = loras == null ? null : loras::status;
         if (loras != null) {

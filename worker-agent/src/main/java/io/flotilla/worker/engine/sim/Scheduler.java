@@ -105,6 +105,16 @@ public final class Scheduler {
      * @param tierIo where the lower tiers' copies run; unused (may be null) without lower tiers
      */
     public Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script, TierIo tierIo) {
+        this(config, eventListener, script, tierIo, null);
+    }
+
+    /**
+     * @param tierOwner where the lower tiers' copies come back to change what the tiers hold: the engine that
+     *                  drives this scheduler; null when the caller drives it alone (tests), which then runs
+     *                  each change on the tier thread and publishes its events at once
+     */
+    Scheduler(SimEngineConfig config, KvEventListener eventListener, SimScript script, TierIo tierIo,
+              LowerTiers.Owner tierOwner) {
         this.config = config;
         this.replies = new SimReplies(config, script);
         this.blockSize = config.blockSize();
@@ -115,12 +125,12 @@ public final class Scheduler {
         this.eventListener = eventListener;
         TierIntake intake = null;
         if (config.tiers().enabled()) {
-            tiers = new LowerTiers(config.tiers(), config.kvBytesPerBlock(), hasher.namespaceSeed(), config.speedup(),
-                    tierIo, pool.events());
-            tiers.setGuard(work -> {
-                work.run();
+            LowerTiers.Owner owner = tierOwner != null ? tierOwner : change -> {
+                change.run();
                 flushEvents();
-            });
+            };
+            tiers = new LowerTiers(config.tiers(), config.kvBytesPerBlock(), hasher.namespaceSeed(), config.speedup(),
+                    tierIo, pool.events(), owner);
             pool.setRegistrationHook(this::offload);
             intake = new TierIntake(config, pool, tiers, deviceStats);
         } else {

@@ -91,11 +91,10 @@ public final class SimulatedEngine implements Engine {
         this.clock = clock;
         this.sleeper = sleeper;
         this.listeners = listeners;
-        this.scheduler = new Scheduler(config, this::deliverEvents, script, tierIo);
+        this.scheduler = new Scheduler(config, this::deliverEvents, script, tierIo, this::underLock);
         this.exchange = new KvExchange(scheduler);
         this.transfer = config.kvBytesPerBlock() > 0 ? new SimKvTransfer(this) : null;
         if (scheduler.tiers() != null) {
-            scheduler.tiers().setGuard(this::underLock);
             this.tierStatus = new SimTierStatus(this);
         } else {
             this.tierStatus = null;
@@ -112,7 +111,7 @@ public final class SimulatedEngine implements Engine {
         }
     }
 
-    /** Runs a tier job's result under the engine lock, publishes its events and wakes the driver. */
+    /** The lower tiers' owner: runs a tier job's result under the engine lock, publishes its events, wakes the driver. */
     private void underLock(Runnable work) {
         lock.lock();
         try {

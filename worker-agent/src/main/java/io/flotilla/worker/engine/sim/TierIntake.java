@@ -23,7 +23,7 @@ import java.util.Arrays;
  * registers the verified prefix and cuts the sequence back at the first block that failed.
  *
  * <p>Same contract as the scheduler: single-threaded, under the engine lock (completion arrives through
- * the tiers' guard, which takes it).
+ * the tiers' owner, {@code SimulatedEngine}, which takes it).
  */
 final class TierIntake {
 

@@ -1,6 +1,7 @@
 package io.flotilla.router.config;
 
 import io.flotilla.router.client.DeadlineEstimator;
+import io.flotilla.router.core.PolicySpec;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
 import jakarta.validation.constraints.DecimalMax;
@@ -14,6 +15,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Router settings: the one place their defaults are written. {@link #routingConfig()} produces the
@@ -52,6 +54,9 @@ import java.time.Duration;
  *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
  * @param epp                   the endpoint picker for Gateway API Inference Extension pools (off by default)
  * @param kubernetes            the worker pods as a view of membership and the runtime ConfigMap (off by default)
+ * @param policy                routing policy sections by model ({@code default}: every model): {@code filters} added
+ *                              after eligible, lora and tenancy, and {@code scorers.<name>} weights over the standard
+ *                              formula (weight 0 removes a scorer); none by default
  */
 @Validated
 @ConfigurationProperties("flotilla.router")
@@ -84,7 +89,12 @@ public record RouterProperties(
         @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
         io.flotilla.router.epp.EppSettings epp,
         @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
-        io.flotilla.router.kube.KubernetesSettings kubernetes) {
+        io.flotilla.router.kube.KubernetesSettings kubernetes,
+        Map<String, PolicySpec.Section> policy) {
+
+    public RouterProperties {
+        policy = policy == null ? Map.of() : Map.copyOf(policy);
+    }
 
     /**
      * The routing core's configuration. Settings with no key here (how load reports and bookings merge,
@@ -99,7 +109,7 @@ public record RouterProperties(
                         core.busy().retryAfterMs(), core.busy().minRetryAfterMs(), core.busy().maxRetryAfterMs()),
                 new RouterConfig.Disagg(disaggMinUncachedTokens), sequenceTtl,
                 new RouterConfig.Approx(approxTtl, core.approx().maxEntries()),
-                new RouterConfig.Pruning(candidatePruning, candidateLeastLoaded));
+                new RouterConfig.Pruning(candidatePruning, candidateLeastLoaded), policy);
     }
 
     private static RouterConfig.Threshold threshold(double fraction) {

@@ -1,6 +1,7 @@
 package io.flotilla.router.core;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,9 +18,18 @@ import java.util.Objects;
  * @param sequenceTtl bookings not touched for this long are forgotten                 (10 min)
  * @param approx      the router's own approximate prefix index
  * @param pruning     which workers a greedy decision scores (all, or holders plus the least loaded)
+ * @param policies    policy sections by model ({@link PolicySpec#DEFAULT} for every model): filters and
+ *                    scorer weights on top of the standard formula                     (none)
  */
 public record RouterConfig(Strategy strategy, Weights weights, double temperature, LoadMerge loadMerge,
-                           Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning) {
+                           Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning,
+                           Map<String, PolicySpec.Section> policies) {
+
+    /** Without policy sections: every model routes by the standard formula. */
+    public RouterConfig(Strategy strategy, Weights weights, double temperature, LoadMerge loadMerge,
+                        Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning) {
+        this(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, Map.of());
+    }
 
     public RouterConfig {
         Objects.requireNonNull(strategy, "strategy");
@@ -29,6 +39,7 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
         Objects.requireNonNull(disagg, "disagg");
         Objects.requireNonNull(approx, "approx");
         Objects.requireNonNull(pruning, "pruning");
+        policies = policies == null ? Map.of() : Map.copyOf(policies);
         if (!(temperature >= 0) || Double.isInfinite(temperature)) {
             throw new IllegalArgumentException("temperature must be finite and >= 0");
         }
@@ -43,31 +54,35 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
     }
 
     public RouterConfig withStrategy(Strategy s) {
-        return new RouterConfig(s, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(s, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withWeights(Weights w) {
-        return new RouterConfig(strategy, w, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, w, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withTemperature(double t) {
-        return new RouterConfig(strategy, weights, t, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, t, loadMerge, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withLoadMerge(LoadMerge m) {
-        return new RouterConfig(strategy, weights, temperature, m, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, temperature, m, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withBusy(Busy b) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, b, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, b, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withPruning(Pruning p) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, p);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, p, policies);
+    }
+
+    public RouterConfig withPolicies(Map<String, PolicySpec.Section> p) {
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, p);
     }
 
     public RouterConfig withDisagg(Disagg d) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, d, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, d, sequenceTtl, approx, pruning, policies);
     }
 
     /** Weights of the cost formula's three terms; each finite and ≥ 0 (0 drops the term). */

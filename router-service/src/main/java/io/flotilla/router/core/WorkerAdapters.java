@@ -13,16 +13,23 @@ import java.util.Set;
  * @param loaded    adapters loaded (or loading) in the engine
  * @param available every adapter the worker can serve, the loaded ones included
  * @param loadMs    wall-clock milliseconds one load adds before a request's first step
+ * @param maxLoaded adapters the engine holds at once (loading one more unloads one); 0 when it does not say
  */
-public record WorkerAdapters(Set<String> loaded, Set<String> available, double loadMs) {
+public record WorkerAdapters(Set<String> loaded, Set<String> available, double loadMs, int maxLoaded) {
 
     /** A worker that serves no adapter. */
     public static final WorkerAdapters NONE = new WorkerAdapters(Set.of(), Set.of(), 0);
+
+    /** A worker that does not say how many adapters it holds at once. */
+    public WorkerAdapters(Set<String> loaded, Set<String> available, double loadMs) {
+        this(loaded, available, loadMs, 0);
+    }
 
     public WorkerAdapters {
         loaded = Set.copyOf(loaded);
         available = Set.copyOf(available);
         loadMs = Double.isFinite(loadMs) && loadMs > 0 ? loadMs : 0;
+        maxLoaded = Math.max(0, maxLoaded);
     }
 
     public static WorkerAdapters fromProto(AdapterSlots slots, boolean present) {
@@ -30,7 +37,7 @@ public record WorkerAdapters(Set<String> loaded, Set<String> available, double l
             return NONE;
         }
         return new WorkerAdapters(Set.copyOf(slots.getLoadedList()), union(slots.getLoadedList(), slots.getAvailableList()),
-                slots.getLoadMs());
+                slots.getLoadMs(), slots.getMaxLoaded());
     }
 
     private static Set<String> union(List<String> a, List<String> b) {

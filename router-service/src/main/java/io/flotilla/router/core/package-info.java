@@ -47,7 +47,7 @@
  * <h2>Filters, busy, pairing</h2>
  * Workers must be READY, routable, of the request's model and block size, able to serve its LoRA
  * adapter, tenant-isolating when it is salted, and not excluded
- * ({@link io.flotilla.router.core.Eligibility}). Busy: Q &gt; prefill limit or B &gt; decode limit
+ * (the standard filters of {@link io.flotilla.router.core.FilterChain}). Busy: Q &gt; prefill limit or B &gt; decode limit
  * ({@link io.flotilla.router.core.BusyDetector}); busy workers are skipped, all busy → BUSY with a
  * retry-after hint. Pairing ({@link io.flotilla.router.core.RoutingPolicy}): decode pool = DECODE
  * workers, else aggregated; a PREFILL worker is named when the uncached prompt on the best one exceeds

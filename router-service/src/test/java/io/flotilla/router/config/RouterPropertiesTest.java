@@ -2,9 +2,11 @@ package io.flotilla.router.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flotilla.router.core.PolicySpec;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -45,5 +47,17 @@ class RouterPropertiesTest {
         assertThat(c.disagg().minUncachedTokens()).isEqualTo(64);
         assertThat(c.sequenceTtl()).isEqualTo(Duration.ofMinutes(1));
         assertThat(c.approx().ttl()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void policySectionsBindPerModelAndTheDefaultSection() {
+        RouterConfig c = bind(Map.of(
+                "flotilla.router.policy.default.scorers.lora-eviction", "1",
+                "flotilla.router.policy.[meta-llama/Llama-3.1-8B].scorers.queue", "2",
+                "flotilla.router.policy.[meta-llama/Llama-3.1-8B].filters", "eligible,lora")).routingConfig();
+        assertThat(c.policies()).containsOnlyKeys(PolicySpec.DEFAULT, "meta-llama/Llama-3.1-8B");
+        assertThat(c.policies().get(PolicySpec.DEFAULT).scorers()).containsExactly(Map.entry("lora-eviction", 1.0));
+        assertThat(c.policies().get("meta-llama/Llama-3.1-8B"))
+                .isEqualTo(new PolicySpec.Section(List.of("eligible", "lora"), Map.of("queue", 2.0)));
     }
 }

@@ -20,7 +20,7 @@ import static io.flotilla.router.core.Fixtures.load;
 import static io.flotilla.router.core.Fixtures.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** LoRA adapter affinity and tenant isolation in the filters and the cost (AdapterLoadScorer, Eligibility). */
+/** LoRA adapter affinity and tenant isolation in the filters and the cost (AdapterLoadScorer, LoraFilter, TenancyFilter). */
 class AdapterRoutingTest {
 
     private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER),

@@ -175,7 +175,7 @@ class PrunedDecisionPropertyTest {
         int n = r.bookedBlocks();
         long promptBlocks = ((long) r.islTokens() + BS - 1) / BS;
         for (WorkerView v : s.snapshot().workers()) {
-            if (!Eligibility.eligible(r, v) || v.isPrefill() || (credit(s) && s.snapshot().overlapOf(v.id()) > 0)) {
+            if (!FilterChain.STANDARD.admits(r, v) || v.isPrefill() || (credit(s) && s.snapshot().overlapOf(v.id()) > 0)) {
                 continue;
             }
             Candidate c = Candidate.of(r, v, 0, s.snapshot().activeLoadOf(v.id()), s.snapshot().bookedAtReportOf(v.id()),

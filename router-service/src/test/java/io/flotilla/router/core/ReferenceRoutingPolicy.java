@@ -61,9 +61,9 @@ final class ReferenceRoutingPolicy {
         };
         this.busy = new BusyDetector(config.busy());
         this.aggregatedKv = aggregated(PrefillScorer.withCacheCredit(), config.weights());
-        this.aggregatedLoad = aggregated(PrefillScorer.withoutCacheCredit(), config.weights());
+        this.aggregatedLoad = aggregated(PrefillScorer.withCacheCredit().withoutCacheCredit(), config.weights());
         this.prefillKv = prefillOnly(PrefillScorer.withCacheCredit(), config.weights());
-        this.prefillLoad = prefillOnly(PrefillScorer.withoutCacheCredit(), config.weights());
+        this.prefillLoad = prefillOnly(PrefillScorer.withCacheCredit().withoutCacheCredit(), config.weights());
         this.decodeOnly = decodeOnly(config.weights());
         this.candidates = new CandidateSet(config.pruning().leastLoaded(), busy, config.loadMerge(), config.weights());
     }
@@ -104,7 +104,7 @@ final class ReferenceRoutingPolicy {
         } else if (!byCost() || config.temperature() > 0) {
             why = Scan.FullScan.NOT_GREEDY;
         } else {
-            CandidateSet.Collected c = candidates.collect(request, snapshot, credit, fullModel(credit));
+            CandidateSet.Collected c = candidates.collect(request, snapshot, credit, FilterChain.STANDARD, fullModel(credit));
             if (c.pool() != null) {
                 return routed(request, mode, c.pool(), c.unit(), c.costs())
                         .withScan(new Scan(c.pool().size(), c.walked(), Scan.FullScan.NONE));

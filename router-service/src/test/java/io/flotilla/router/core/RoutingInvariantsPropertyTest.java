@@ -73,7 +73,7 @@ class RoutingInvariantsPropertyTest {
         return new Scenario(r, new ClusterSnapshot(workers, overlaps, source, booked), config);
     }
 
-    /** The filter rules restated independently of {@link Eligibility}, so a broken filter fails here. */
+    /** The filter rules restated independently of {@link FilterChain}, so a broken filter fails here. */
     private static boolean allowed(RoutingRequest r, WorkerView w) {
         return w.state() == WorkerState.WORKER_STATE_READY && w.routable() && w.model().equals(r.model())
                 && w.blockSize() == r.blockSize() && !r.exclude().contains(w.id());

@@ -37,7 +37,7 @@ class RoutingSimulationTest {
         WorkerView best = null;
         int bestOverlap = -1;
         for (WorkerView w : s.workers()) {
-            if (Eligibility.eligible(r, w) && s.overlapOf(w.id()) > bestOverlap) {
+            if (FilterChain.STANDARD.admits(r, w) && s.overlapOf(w.id()) > bestOverlap) {
                 best = w;
                 bestOverlap = s.overlapOf(w.id());
             }

@@ -143,7 +143,7 @@ final class SimCluster {
             return;
         }
         WorkerView chosen = membership.get(d.workerId());
-        if (chosen == null || !Eligibility.eligible(a.request(), chosen)) {
+        if (chosen == null || !FilterChain.STANDARD.admits(a.request(), chosen)) {
             violations.add("t=" + now + " " + a.request().requestId() + " routed to ineligible " + d.workerId());
         }
         workers.get(d.workerId()).accept(new SimWorker.Job(a, d, replica));

@@ -22,7 +22,7 @@ import java.util.Set;
  *
  * <p>The shell's request path:
  * <pre>
- * RoutingRequest r = RoutingRequest.fromProto(route);
+ * RoutingRequest r = ProtoMapping.request(route);
  * Map&lt;String,KvOverlap&gt; matches = policy.requires().contains(KV_OVERLAP) ? indexer.findMatches(r) : null;  // null: failed/slow
  * ClusterSnapshot s = ledger.snapshotOfTiers(workers, r, policy.requires(), matches, clock.instant());
  * Decision d = policy.decide(r, s);

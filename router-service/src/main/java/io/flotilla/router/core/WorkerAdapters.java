@@ -1,12 +1,9 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.AdapterSlots;
-
-import java.util.List;
 import java.util.Set;
 
 /**
- * The LoRA adapters a worker advertises ({@code WorkerStatus.adapters}): those loaded now (a request for
+ * The LoRA adapters a worker advertises (its status's adapter slots): those loaded now (a request for
  * one starts at once), those it can serve (it loads the others on demand), and what one load costs.
  * Immutable.
  *
@@ -30,20 +27,6 @@ public record WorkerAdapters(Set<String> loaded, Set<String> available, double l
         available = Set.copyOf(available);
         loadMs = Double.isFinite(loadMs) && loadMs > 0 ? loadMs : 0;
         maxLoaded = Math.max(0, maxLoaded);
-    }
-
-    public static WorkerAdapters fromProto(AdapterSlots slots, boolean present) {
-        if (!present) {
-            return NONE;
-        }
-        return new WorkerAdapters(Set.copyOf(slots.getLoadedList()), union(slots.getLoadedList(), slots.getAvailableList()),
-                slots.getLoadMs(), slots.getMaxLoaded());
-    }
-
-    private static Set<String> union(List<String> a, List<String> b) {
-        java.util.HashSet<String> s = new java.util.HashSet<>(a);
-        s.addAll(b);
-        return s;
     }
 
     /** Whether a request on {@code adapter} can run here ({@code ""}, the base model, always can). */

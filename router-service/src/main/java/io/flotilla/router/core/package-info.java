@@ -8,16 +8,16 @@
  * RoutingPolicy policy = new RoutingPolicy(config, new java.util.Random(seed));
  * BookingLedger ledger = BookingLedger.create(routerId, config);   // routerId unique per process start
  *
- * Route:           r = RoutingRequest.fromProto(req)
+ * Route:           r = ProtoMapping.request(req)                     // io.flotilla.router.wire: the core imports no protobuf
  *                  matches = policy.requires().contains(KV_OVERLAP) ? indexer answer : null   // null = failed/slow
  *                  s = ledger.snapshot(workers, r, policy.requires(), matches, now)
  *                  d = policy.decide(r, s)                 // pure
  *                  ledger.book(r, d, now).ifPresent(publish)   // the only booking
- *                  reply d.toProto() (NO_WORKER → UNAVAILABLE); count decisions by d.modeUsed().metricTag()
+ *                  reply ProtoMapping.decision(d) (NO_WORKER → UNAVAILABLE); count decisions by d.modeUsed().metricTag()
  * MarkPrefillDone: publish(ledger.prefillDone(id, now))
  * Release:         publish(ledger.release(id, now))
  * router-sync in:  SequenceChange.fromProto(msg).ifPresent(c -> ledger.applyRemote(c, now))
- * worker-load in:  update the worker's WorkerView (WorkerView.of), then ledger.loadReported(workerId)
+ * worker-load in:  update the worker's WorkerView (ProtoMapping.workerView), then ledger.loadReported(workerId)
  * worker gone:     ledger.forgetWorker(workerId) (STOPPED, lease expired, new epoch)
  * every few s:     ledger.expire(now)
  * </pre>

@@ -1,6 +1,6 @@
 package io.flotilla.router.booking;
 
-import io.flotilla.protocol.v1.WorkerRole;
+import io.flotilla.router.core.WorkerView;
 import io.flotilla.router.core.ActiveLoad;
 import io.flotilla.router.core.CostUnit;
 import io.flotilla.router.core.Decision;
@@ -57,7 +57,7 @@ class LoadRankingTest {
         assertThat(r.get("u").msCost()).isNaN();
 
         assertThat(r.disaggregated(Fixtures.MODEL, Fixtures.BS)).isFalse();
-        r.put(worker("d", WorkerRole.WORKER_ROLE_DECODE), ActiveLoad.NONE, ActiveLoad.NONE);
+        r.put(worker("d", WorkerView.Role.DECODE), ActiveLoad.NONE, ActiveLoad.NONE);
         assertThat(r.disaggregated(Fixtures.MODEL, Fixtures.BS)).isTrue();
         assertThat(r.get("d")).as("prefill and decode workers are counted, not ranked").isNull();
         r.remove("d");

@@ -1,6 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerRole;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.statistics.Statistics;
@@ -43,7 +42,7 @@ class AssembledPolicyDifferentialTest {
             List<WorkerView> workers = new ArrayList<>();
             for (WorkerView w : snapshot.workers()) {
                 int k = rnd.nextInt(3);
-                workers.add(k == 2 ? w : withRole(w, k == 0 ? WorkerRole.WORKER_ROLE_PREFILL : WorkerRole.WORKER_ROLE_DECODE));
+                workers.add(k == 2 ? w : withRole(w, k == 0 ? WorkerView.Role.PREFILL : WorkerView.Role.DECODE));
             }
             snapshot = new ClusterSnapshot(workers, snapshot.overlapBlocks(), snapshot.source(), snapshot.activeLoad(),
                     snapshot.bookedAtReport(), snapshot.tiered(), snapshot.ranking());
@@ -51,7 +50,7 @@ class AssembledPolicyDifferentialTest {
         return new Case(s.request(), snapshot, config);
     }
 
-    private static WorkerView withRole(WorkerView w, WorkerRole role) {
+    private static WorkerView withRole(WorkerView w, WorkerView.Role role) {
         return new WorkerView(w.id(), role, w.model(), w.blockSize(), w.kvLayout(), w.endpoint(), w.state(),
                 w.routable(), w.timing(), w.totalKvBlocks(), w.load(), w.tiers(), w.adapters(), w.isolation(), w.embeds());
     }

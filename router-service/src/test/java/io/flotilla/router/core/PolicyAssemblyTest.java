@@ -1,8 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.TenantIsolation;
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -30,10 +27,10 @@ class PolicyAssemblyTest {
 
     /** A worker serving adapters {@code a1..a3} and holding {@code maxLoaded} of them at once. */
     private static WorkerView lora(String id, Set<String> loaded, int maxLoaded) {
-        return new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "", id + ":7100",
-                WorkerState.WORKER_STATE_READY, true, Optional.of(SIMPLE), 1000, LoadReport.NONE, KvTierLinks.NONE,
+        return new WorkerView(id, WorkerView.Role.AGGREGATED, MODEL, BS, "", id + ":7100",
+                WorkerView.State.READY, true, Optional.of(SIMPLE), 1000, LoadReport.NONE, KvTierLinks.NONE,
                 new WorkerAdapters(loaded, Set.of("a1", "a2", "a3"), 400, maxLoaded),
-                TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX);
+                WorkerView.Isolation.SALT_AFTER_PUBLIC_PREFIX);
     }
 
     private static RoutingRequest onAdapter(String lora) {

@@ -1,8 +1,8 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RoutingMode;
-import io.flotilla.protocol.v1.WorkerState;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -60,8 +60,8 @@ class RoutingPolicyTest {
                 Fixtures.withModel(worker("other-model"), "other"),
                 worker("excluded"),
                 worker("suspect").withRoutable(false),
-                worker("draining").withState(WorkerState.WORKER_STATE_DRAINING),
-                worker("starting").withState(WorkerState.WORKER_STATE_STARTING),
+                worker("draining").withState(WorkerView.State.DRAINING),
+                worker("starting").withState(WorkerView.State.STARTING),
                 worker("ok").withLoad(load(5, 50_000, 900))));
         Map<String, Integer> overlaps = Map.of("bs32", 128, "other-model", 128, "excluded", 128, "suspect", 128,
                 "draining", 128, "starting", 128);
@@ -137,7 +137,7 @@ class RoutingPolicyTest {
         Decision all = p.decide(r, snapshot(List.of(a, b2), Map.of("a", 16)));
         assertThat(all.outcome()).isEqualTo(Decision.Outcome.BUSY);
         assertThat(all.retryAfterMs()).isEqualTo(210);
-        assertThat(all.toProto().getBusy()).isTrue();
+        assertThat(ProtoMapping.decision(all).getBusy()).isTrue();
 
         WorkerView c = worker("c").withLoad(load(0, 0, 950)); // decode-busy: no drain estimate
         Decision decodeBusy = p.decide(r, snapshot(List.of(c), Map.of()));
@@ -180,7 +180,7 @@ class RoutingPolicyTest {
     void wireFormCarriesTheModeUsed() {
         RoutingRequest r = Fixtures.request("r", 1024);
         Decision d = KV.decide(r, new ClusterSnapshot(List.of(worker("a")), Map.of("a", 8), OverlapSource.APPROX, Map.of()));
-        RouteDecision wire = d.toProto();
+        RouteDecision wire = ProtoMapping.decision(d);
         assertThat(wire.getWorkerId()).isEqualTo("a");
         assertThat(wire.getWorkerEndpoint()).isEqualTo("a:7100");
         assertThat(wire.getOverlapBlocks()).isEqualTo(8);

@@ -2,8 +2,6 @@ package io.flotilla.router.core;
 
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.booking.SequenceChange;
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,8 +80,8 @@ final class SimCluster {
     SimWorker addWorker(String id, WorkerTiming timing, int capacityBlocks) {
         SimWorker w = new SimWorker(this, id, timing, capacityBlocks);
         workers.put(id, w);
-        membership.put(id, new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, Fixtures.MODEL, Fixtures.BS, "",
-                id + ":7100", WorkerState.WORKER_STATE_READY, true, Optional.of(timing), capacityBlocks,
+        membership.put(id, new WorkerView(id, WorkerView.Role.AGGREGATED, Fixtures.MODEL, Fixtures.BS, "",
+                id + ":7100", WorkerView.State.READY, true, Optional.of(timing), capacityBlocks,
                 LoadReport.NONE));
         return w;
     }

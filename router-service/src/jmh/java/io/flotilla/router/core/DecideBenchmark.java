@@ -77,8 +77,8 @@ public class DecideBenchmark {
     @SuppressWarnings("unchecked")
     public void setUp() {
         Random rnd = new Random(42);
-        RouterConfig config = RouterConfig.defaults()
-                .withPruning(pruned ? RouterConfig.Pruning.DEFAULT : RouterConfig.Pruning.OFF);
+        RouterConfig config = RouterDefaults.config()
+                .withPruning(pruned ? RouterDefaults.config().pruning() : RouterConfig.Pruning.OFF);
         policy = new RoutingPolicy(config, new Random(1));
         required = EnumSet.copyOf(policy.requires());
         ledger = BookingLedger.create("bench", config);

@@ -39,11 +39,6 @@ public final class BookingLedger {
     private final ApproxIndex approx;
     private final LoadRanking ranking;
 
-    /** A ledger whose ranking prices load with the default weights and load merge. */
-    public BookingLedger(ActiveSequences sequences, ApproxIndex approx) {
-        this(sequences, approx, new LoadRanking(RouterConfig.defaults()));
-    }
-
     public BookingLedger(ActiveSequences sequences, ApproxIndex approx, LoadRanking ranking) {
         this.sequences = sequences;
         this.approx = approx;

@@ -1,6 +1,7 @@
 package io.flotilla.router.config;
 
 import io.flotilla.router.client.DeadlineEstimator;
+import io.flotilla.router.core.LoadMerge;
 import io.flotilla.router.core.PolicySpec;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
@@ -19,8 +20,8 @@ import java.util.Map;
 
 /**
  * Router settings: the one place their defaults are written. {@link #routingConfig()} produces the
- * pure core's {@link RouterConfig} from them; {@code RouterConfig.defaults()} is what an empty
- * environment binds to (a test holds the two equal), so core tests and the running router agree.
+ * pure core's {@link RouterConfig} from them; the core's tests bind an empty environment to get the
+ * same defaults the running router has.
  *
  * @param name                  this replica's name; its router id (in router-sync records, WatchCapacity updates and
  *                              logs) is the name and a random suffix, unique per process start
@@ -97,18 +98,16 @@ public record RouterProperties(
     }
 
     /**
-     * The routing core's configuration. Settings with no key here (how load reports and bookings merge,
-     * the busy answer's retry-after clamp, the approximate index's size bound) take the core's
-     * defaults.
+     * The routing core's configuration. Settings with no key here take the core's constants: load reports
+     * and bookings merge by {@link LoadMerge#DELTA}, the busy answer's retry-after hint and clamp
+     * ({@link RouterConfig.Busy#RETRY_AFTER_MS}), the approximate index's size bound.
      */
     public RouterConfig routingConfig() {
-        RouterConfig core = RouterConfig.defaults();
         return new RouterConfig(Strategy.parse(mode),
-                new RouterConfig.Weights(weightPrefill, weightDecode, weightQueue), temperature, core.loadMerge(),
-                new RouterConfig.Busy(threshold(busyPrefillFraction), threshold(busyDecodeFraction),
-                        core.busy().retryAfterMs(), core.busy().minRetryAfterMs(), core.busy().maxRetryAfterMs()),
+                new RouterConfig.Weights(weightPrefill, weightDecode, weightQueue), temperature, LoadMerge.DELTA,
+                new RouterConfig.Busy(threshold(busyPrefillFraction), threshold(busyDecodeFraction)),
                 new RouterConfig.Disagg(disaggMinUncachedTokens), sequenceTtl,
-                new RouterConfig.Approx(approxTtl, core.approx().maxEntries()),
+                new RouterConfig.Approx(approxTtl, RouterConfig.Approx.MAX_ENTRIES),
                 new RouterConfig.Pruning(candidatePruning, candidateLeastLoaded), policy);
     }
 

@@ -20,10 +20,13 @@ class RouterPropertiesTest {
     }
 
     @Test
-    void anEmptyEnvironmentProducesTheCoreDefaults() {
-        assertThat(bind(Map.of()).routingConfig())
-                .as("RouterConfig.defaults() is what the core's tests run; the router must run the same")
-                .isEqualTo(RouterConfig.defaults());
+    void settingsWithoutAKeyTakeTheCoresConstants() {
+        RouterConfig c = bind(Map.of()).routingConfig();
+        assertThat(c.loadMerge()).isEqualTo(io.flotilla.router.core.LoadMerge.DELTA);
+        assertThat(c.busy().retryAfterMs()).isEqualTo(RouterConfig.Busy.RETRY_AFTER_MS);
+        assertThat(c.busy().maxRetryAfterMs()).isEqualTo(RouterConfig.Busy.MAX_RETRY_AFTER_MS);
+        assertThat(c.approx().maxEntries()).isEqualTo(RouterConfig.Approx.MAX_ENTRIES);
+        assertThat(c.policies()).as("no policy section: the standard formula").isEmpty();
     }
 
     @Test

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** LoRA adapter affinity and tenant isolation in the filters and the cost (AdapterLoadScorer, LoraFilter, TenancyFilter). */
 class AdapterRoutingTest {
 
-    private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER),
+    private static final RoutingPolicy KV = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER),
             new Random(1));
 
     private static WorkerView worker(String id, Set<String> loaded, Set<String> available, double loadMs,

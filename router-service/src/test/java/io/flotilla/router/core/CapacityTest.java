@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CapacityTest {
 
     /** Decode-busy above 950 of 1000 blocks; prefill-busy above 16,000 queued tokens (1000 blocks · 16). */
-    private static final RoutingPolicy POLICY = new RoutingPolicy(RouterConfig.defaults(), new SplittableRandom(1));
+    private static final RoutingPolicy POLICY = new RoutingPolicy(RouterDefaults.config(), new SplittableRandom(1));
 
     @Test
     void aModelIsSaturatedWhenEveryRoutableServingWorkerIsBusyAndFreeAgainWhenOneDrains() {
@@ -92,7 +92,7 @@ class CapacityTest {
 
     @Test
     void withBusyThresholdsOffNothingIsEverSaturated() {
-        RoutingPolicy never = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER), new SplittableRandom(1));
+        RoutingPolicy never = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER), new SplittableRandom(1));
         Capacity c = only(never.capacity(snapshot(List.of(worker("a").withLoad(load(0, 99_999, 999))), Map.of())));
         assertThat(c.saturated()).isFalse();
         assertThat(c.freeWorkers()).isEqualTo(1);

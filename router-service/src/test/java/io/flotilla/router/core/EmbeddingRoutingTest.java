@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Embedding requests go only to workers that embed, by load: they bring no KV to match. */
 class EmbeddingRoutingTest {
 
-    private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER),
+    private static final RoutingPolicy KV = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER),
             new Random(1));
 
     private static WorkerView worker(String id, boolean embeds, LoadReport load) {

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PairingTest {
 
     private static final RoutingPolicy POLICY = new RoutingPolicy(
-            RouterConfig.defaults().withBusy(new RouterConfig.Busy(RouterConfig.Threshold.absolute(10_000),
+            RouterDefaults.config().withBusy(new RouterConfig.Busy(RouterConfig.Threshold.absolute(10_000),
                     RouterConfig.Threshold.DISABLED, 1000, 100, 30_000)), new Random(1));
 
     private static RoutingRequest request(int isl, boolean allowDisagg) {

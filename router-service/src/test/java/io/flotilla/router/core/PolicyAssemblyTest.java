@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class PolicyAssemblyTest {
 
-    private static final RouterConfig BASE = RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER);
+    private static final RouterConfig BASE = RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER);
 
     /** A worker serving adapters {@code a1..a3} and holding {@code maxLoaded} of them at once. */
     private static WorkerView lora(String id, Set<String> loaded, int maxLoaded) {

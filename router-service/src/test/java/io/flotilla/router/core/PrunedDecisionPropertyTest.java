@@ -93,10 +93,10 @@ class PrunedDecisionPropertyTest {
         RoutingRequest r = new RoutingRequest("r", MODEL, blocks * BS + rnd.nextInt(BS), BS,
                 Fixtures.chain(seed, blocks), exclude, rnd.nextBoolean(), rnd.nextInt(2000),
                 rnd.nextInt(3) == 0 ? "a1" : "", rnd.nextInt(4) == 0);
-        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterConfig.Busy.DEFAULT
+        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterDefaults.config().busy()
                 : new RouterConfig.Busy(RouterConfig.Threshold.absolute(rnd.nextInt(70_000)),
                 RouterConfig.Threshold.fraction(0.3 + rnd.nextDouble()), 1000, 100, 30_000);
-        RouterConfig config = RouterConfig.defaults()
+        RouterConfig config = RouterDefaults.config()
                 .withStrategy(rnd.nextBoolean() ? Strategy.KV : Strategy.LOAD)
                 .withLoadMerge(LoadMerge.values()[rnd.nextInt(LoadMerge.values().length)])
                 .withWeights(new RouterConfig.Weights(rnd.nextDouble() * 2, rnd.nextDouble() * 2, rnd.nextDouble() * 2))

@@ -60,10 +60,10 @@ class RoutingInvariantsPropertyTest {
         RoutingRequest r = new RoutingRequest("r", Fixtures.MODEL, blocks * 16 + rnd.nextInt(16), 16,
                 Fixtures.chain(seed, blocks), exclude, rnd.nextBoolean(), rnd.nextInt(2000));
         OverlapSource source = OverlapSource.values()[rnd.nextInt(3)];
-        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterConfig.Busy.DEFAULT
+        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterDefaults.config().busy()
                 : new RouterConfig.Busy(RouterConfig.Threshold.absolute(rnd.nextInt(40_000)),
                 RouterConfig.Threshold.fraction(rnd.nextDouble()), 1000, 100, 30_000);
-        RouterConfig config = RouterConfig.defaults()
+        RouterConfig config = RouterDefaults.config()
                 .withStrategy(Strategy.values()[rnd.nextInt(Strategy.values().length)])
                 .withLoadMerge(LoadMerge.values()[rnd.nextInt(LoadMerge.values().length)])
                 .withBusy(busy)

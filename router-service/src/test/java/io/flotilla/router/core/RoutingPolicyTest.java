@@ -24,7 +24,7 @@ class RoutingPolicyTest {
         return new RoutingPolicy(config, new Random(1));
     }
 
-    private static final RoutingPolicy KV = policy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER));
+    private static final RoutingPolicy KV = policy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER));
 
     @Test
     void prefersTheWorkerHoldingThePrefixWhenLoadIsEven() {
@@ -94,7 +94,7 @@ class RoutingPolicyTest {
     void loadModeIgnoresOverlapAndBaselinesIgnoreCosts() {
         RoutingRequest r = Fixtures.request("r", 2048);
         List<WorkerView> workers = List.of(worker("a"), worker("b").withLoad(load(0, 100, 0)), worker("c"));
-        RouterConfig base = RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER);
+        RouterConfig base = RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER);
         Decision load = policy(base.withStrategy(Strategy.LOAD)).decide(r, snapshot(workers, Map.of("b", 128)));
         assertThat(load.modeUsed()).isEqualTo(ModeUsed.LOAD);
         assertThat(load.workerId()).isEqualTo("a");
@@ -127,7 +127,7 @@ class RoutingPolicyTest {
     void busyWorkersAreSkippedAndAllBusyAnswersWithARetryHint() {
         RouterConfig.Busy busy = new RouterConfig.Busy(RouterConfig.Threshold.absolute(1000),
                 RouterConfig.Threshold.fraction(0.9), 1000, 100, 30_000);
-        RoutingPolicy p = policy(RouterConfig.defaults().withBusy(busy));
+        RoutingPolicy p = policy(RouterDefaults.config().withBusy(busy));
         RoutingRequest r = Fixtures.request("r", 256);
         WorkerView a = worker("a").withLoad(load(0, 5000, 0));  // prefill-busy, holds the prefix
         WorkerView b = worker("b").withLoad(load(0, 500, 0));
@@ -170,10 +170,10 @@ class RoutingPolicyTest {
     @Test
     void requiresOnlyWhatItsScorersRead() {
         assertThat(KV.requires()).containsExactlyInAnyOrder(Signal.KV_OVERLAP, Signal.LOAD, Signal.TIMING);
-        RouterConfig base = RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER);
+        RouterConfig base = RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER);
         assertThat(policy(base.withStrategy(Strategy.LOAD)).requires()).containsExactlyInAnyOrder(Signal.LOAD, Signal.TIMING);
         assertThat(policy(base.withStrategy(Strategy.ROUND_ROBIN)).requires()).isEmpty();
-        assertThat(policy(RouterConfig.defaults().withStrategy(Strategy.RANDOM)).requires()).containsExactly(Signal.LOAD);
+        assertThat(policy(RouterDefaults.config().withStrategy(Strategy.RANDOM)).requires()).containsExactly(Signal.LOAD);
     }
 
     @Test

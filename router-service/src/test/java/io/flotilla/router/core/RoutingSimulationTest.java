@@ -28,7 +28,7 @@ class RoutingSimulationTest {
     }
 
     private static RoutingPolicy policy(Strategy strategy, long seed) {
-        return new RoutingPolicy(RouterConfig.defaults().withStrategy(strategy), new Random(seed));
+        return new RoutingPolicy(RouterDefaults.config().withStrategy(strategy), new Random(seed));
     }
 
     /** Cache affinity only: the worker holding the longest prefix, whatever its queue. */

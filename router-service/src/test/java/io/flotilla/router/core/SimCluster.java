@@ -88,7 +88,7 @@ final class SimCluster {
 
     Replica addReplica(String id, BiFunction<RoutingRequest, ClusterSnapshot, Decision> decider, Collection<Signal> requires) {
         Replica r = new Replica(id, decider, EnumSet.copyOf(requires),
-                BookingLedger.create(id, RouterConfig.defaults()));
+                BookingLedger.create(id, RouterDefaults.config()));
         replicas.add(r);
         return r;
     }

@@ -31,6 +31,13 @@ public record PolicySpec(List<String> filters, List<Term> scorers) {
         public static final Section NONE = new Section(List.of(), Map.of());
 
         public Section {
+            if (scorers != null) {
+                scorers.forEach((name, weight) -> {
+                    if (weight == null) {
+                        throw new IllegalArgumentException("scorer '" + name + "' has no weight");
+                    }
+                });
+            }
             filters = filters == null ? List.of() : List.copyOf(filters);
             scorers = scorers == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(scorers));
         }

@@ -42,7 +42,7 @@ public final class RoutingPolicy {
     private final Picker picker;
     private final BusyDetector busy;
     private final PluginRegistry plugins;
-    private final ModelPolicy standard;
+    private final ModelPolicy defaultPolicy;
     private final Map<String, ModelPolicy> byModel = new HashMap<>();
     private final CandidateSet candidates;
 
@@ -60,7 +60,7 @@ public final class RoutingPolicy {
         this.plugins = plugins;
         this.picker = PluginRegistry.picker(config.strategy(), config.temperature(), random);
         this.busy = new BusyDetector(config.busy());
-        this.standard = assemble(PolicySpec.DEFAULT);
+        this.defaultPolicy = assemble(PolicySpec.DEFAULT);
         for (String model : config.policies().keySet()) {
             if (!model.equals(PolicySpec.DEFAULT)) {
                 byModel.put(model, assemble(model));
@@ -82,7 +82,7 @@ public final class RoutingPolicy {
     /** The policy {@code model}'s requests are decided by. */
     private ModelPolicy policyFor(String model) {
         ModelPolicy p = byModel.get(model);
-        return p != null ? p : standard;
+        return p != null ? p : defaultPolicy;
     }
 
     public RouterConfig config() {
@@ -94,7 +94,7 @@ public final class RoutingPolicy {
         Set<Signal> s = EnumSet.noneOf(Signal.class);
         if (byCost()) {
             boolean credit = config.strategy() == Strategy.KV;
-            s.addAll(standard.requires(credit));
+            s.addAll(defaultPolicy.requires(credit));
             byModel.values().forEach(p -> s.addAll(p.requires(credit)));
         }
         if (busy.enabled()) {

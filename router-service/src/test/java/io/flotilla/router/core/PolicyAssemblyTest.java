@@ -94,6 +94,10 @@ class PolicyAssemblyTest {
         assertThatThrownBy(() -> new RoutingPolicy(filter, new Random(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown routing filter 'gpu-a100'");
         assertThatThrownBy(() -> new PolicySpec.Term("queue", -1)).isInstanceOf(IllegalArgumentException.class);
+        Map<String, Double> unset = new java.util.HashMap<>();
+        unset.put("queue", null);
+        assertThatThrownBy(() -> new PolicySpec.Section(List.of(), unset))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("scorer 'queue' has no weight");
     }
 
     @Test

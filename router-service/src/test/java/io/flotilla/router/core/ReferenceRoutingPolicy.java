@@ -18,7 +18,7 @@ import java.util.random.RandomGenerator;
  * nothing. {@link #decide} is a function of (request, snapshot) plus the picker's random generator
  * and round-robin cursor; the shell books a routed decision afterwards with {@link BookingLedger}.
  *
- * <p>Steps: filter ({@link Eligibility}) → split into pools → drop busy workers
+ * <p>Steps: filter ({@code eligible} below) → split into pools → drop busy workers
  * ({@link BusyDetector}; all busy → BUSY) → optionally pick a prefill worker (pairing below) →
  * score with the {@link CostModel} → {@link Picker}.
  *

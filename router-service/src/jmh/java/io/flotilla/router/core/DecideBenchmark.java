@@ -2,8 +2,6 @@ package io.flotilla.router.core;
 
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.booking.LoadRanking;
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -79,8 +77,8 @@ public class DecideBenchmark {
     @SuppressWarnings("unchecked")
     public void setUp() {
         Random rnd = new Random(42);
-        RouterConfig config = RouterConfig.defaults()
-                .withPruning(pruned ? RouterConfig.Pruning.DEFAULT : RouterConfig.Pruning.OFF);
+        RouterConfig config = RouterDefaults.config()
+                .withPruning(pruned ? RouterDefaults.config().pruning() : RouterConfig.Pruning.OFF);
         policy = new RoutingPolicy(config, new Random(1));
         required = EnumSet.copyOf(policy.requires());
         ledger = BookingLedger.create("bench", config);
@@ -89,8 +87,8 @@ public class DecideBenchmark {
         Map<String, ActiveLoad> booked = new HashMap<>();
         for (int i = 0; i < workers; i++) {
             String id = String.format("worker-%04d", i);
-            views.add(new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, "model", BLOCK_SIZE, "bf16/bs16/paged",
-                    id + ":7100", WorkerState.WORKER_STATE_READY, true, Optional.of(TIMING), 16_384,
+            views.add(new WorkerView(id, WorkerView.Role.AGGREGATED, "model", BLOCK_SIZE, "bf16/bs16/paged",
+                    id + ":7100", WorkerView.State.READY, true, Optional.of(TIMING), 16_384,
                     new LoadReport(rnd.nextInt(32), rnd.nextInt(8), rnd.nextInt(20_000), rnd.nextInt(12_000))));
             booked.put(id, new ActiveLoad(rnd.nextInt(8_000), rnd.nextInt(4), rnd.nextInt(4_000), rnd.nextInt(16)));
             ranking.put(views.get(i), booked.get(id), ActiveLoad.NONE);

@@ -1,7 +1,6 @@
 package io.flotilla.router.api;
 
 import io.flotilla.protocol.v1.WorkerLoad;
-import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.client.IndexerClient;
@@ -53,7 +52,7 @@ public class RouterEndpoint {
                 ActiveLoad own = booked.getOrDefault(w.id(), ActiveLoad.NONE);
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("id", w.id());
-                m.put("role", w.role().name().replace("WORKER_ROLE_", "").toLowerCase(Locale.ROOT));
+                m.put("role", w.role().name().toLowerCase(Locale.ROOT));
                 m.put("state", stateOf(w));
                 m.put("model", w.model());
                 m.put("endpoint", w.endpoint());
@@ -80,7 +79,7 @@ public class RouterEndpoint {
                     m.put("adapters", Map.of("loaded", new java.util.TreeSet<>(w.adapters().loaded()),
                             "available", new java.util.TreeSet<>(w.adapters().available()), "load_ms", w.adapters().loadMs()));
                 }
-                m.put("tenant_isolation", w.isolation().name().replace("TENANT_ISOLATION_", "").toLowerCase(Locale.ROOT));
+                m.put("tenant_isolation", w.isolation().name().toLowerCase(Locale.ROOT));
                 workers.add(m);
             }
             models.add(Map.of("model", c.model(), "saturated", c.saturated(), "free_workers", c.freeWorkers()));
@@ -150,7 +149,6 @@ public class RouterEndpoint {
         if (!w.routable()) {
             return "suspect";
         }
-        return w.state() == WorkerState.WORKER_STATE_DRAINING ? "draining"
-                : w.state().name().replace("WORKER_STATE_", "").toLowerCase(Locale.ROOT);
+        return w.state().name().toLowerCase(Locale.ROOT);
     }
 }

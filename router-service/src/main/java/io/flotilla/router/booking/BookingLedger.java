@@ -22,7 +22,7 @@ import java.util.Set;
  *
  * <p>The shell's request path:
  * <pre>
- * RoutingRequest r = RoutingRequest.fromProto(route);
+ * RoutingRequest r = ProtoMapping.request(route);
  * Map&lt;String,KvOverlap&gt; matches = policy.requires().contains(KV_OVERLAP) ? indexer.findMatches(r) : null;  // null: failed/slow
  * ClusterSnapshot s = ledger.snapshotOfTiers(workers, r, policy.requires(), matches, clock.instant());
  * Decision d = policy.decide(r, s);
@@ -38,11 +38,6 @@ public final class BookingLedger {
     private final ActiveSequences sequences;
     private final ApproxIndex approx;
     private final LoadRanking ranking;
-
-    /** A ledger whose ranking prices load with the default weights and load merge. */
-    public BookingLedger(ActiveSequences sequences, ApproxIndex approx) {
-        this(sequences, approx, new LoadRanking(RouterConfig.defaults()));
-    }
 
     public BookingLedger(ActiveSequences sequences, ApproxIndex approx, LoadRanking ranking) {
         this.sequences = sequences;

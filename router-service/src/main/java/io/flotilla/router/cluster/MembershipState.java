@@ -4,6 +4,7 @@ import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import io.flotilla.router.core.WorkerView;
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.router.core.WorkersById;
 
 import java.util.HashMap;
@@ -209,7 +210,7 @@ final class MembershipState {
 
     private void told(String workerId, Entry e, List<ViewChange> out) {
         boolean podGone = pods != null && !pods.contains(workerId);
-        e.view = e.status.getBlockSize() <= 0 || podGone ? null : WorkerView.of(e.status, e.load, !e.suspect);
+        e.view = e.status.getBlockSize() <= 0 || podGone ? null : ProtoMapping.workerView(e.status, e.load, !e.suspect);
         if (e.view == null) {
             views.remove(workerId); // no pod, or a status without a block size (it cannot be compared with anything)
         } else {

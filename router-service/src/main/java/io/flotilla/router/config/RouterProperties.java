@@ -1,6 +1,8 @@
 package io.flotilla.router.config;
 
 import io.flotilla.router.client.DeadlineEstimator;
+import io.flotilla.router.core.LoadMerge;
+import io.flotilla.router.core.PolicySpec;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
 import jakarta.validation.constraints.DecimalMax;
@@ -14,11 +16,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Router settings: the one place their defaults are written. {@link #routingConfig()} produces the
- * pure core's {@link RouterConfig} from them; {@code RouterConfig.defaults()} is what an empty
- * environment binds to (a test holds the two equal), so core tests and the running router agree.
+ * pure core's {@link RouterConfig} from them; the core's tests bind an empty environment to get the
+ * same defaults the running router has.
  *
  * @param name                  this replica's name; its router id (in router-sync records, WatchCapacity updates and
  *                              logs) is the name and a random suffix, unique per process start
@@ -52,6 +55,9 @@ import java.time.Duration;
  *                              indexer call and answer never hand off between threads (false: gRPC's default pool)
  * @param epp                   the endpoint picker for Gateway API Inference Extension pools (off by default)
  * @param kubernetes            the worker pods as a view of membership and the runtime ConfigMap (off by default)
+ * @param policy                routing policy sections by model ({@code default}: every model): {@code filters} added
+ *                              after eligible, lora and tenancy, and {@code scorers.<name>} weights over the standard
+ *                              formula (weight 0 removes a scorer); none by default
  */
 @Validated
 @ConfigurationProperties("flotilla.router")
@@ -84,22 +90,25 @@ public record RouterProperties(
         @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
         io.flotilla.router.epp.EppSettings epp,
         @DefaultValue @jakarta.validation.Valid @org.springframework.boot.context.properties.NestedConfigurationProperty
-        io.flotilla.router.kube.KubernetesSettings kubernetes) {
+        io.flotilla.router.kube.KubernetesSettings kubernetes,
+        Map<String, PolicySpec.Section> policy) {
+
+    public RouterProperties {
+        policy = policy == null ? Map.of() : Map.copyOf(policy);
+    }
 
     /**
-     * The routing core's configuration. Settings with no key here (how load reports and bookings merge,
-     * the busy answer's retry-after clamp, the approximate index's size bound) take the core's
-     * defaults.
+     * The routing core's configuration. Settings with no key here take the core's constants: load reports
+     * and bookings merge by {@link LoadMerge#DELTA}, the busy answer's retry-after hint and clamp
+     * ({@link RouterConfig.Busy#RETRY_AFTER_MS}), the approximate index's size bound.
      */
     public RouterConfig routingConfig() {
-        RouterConfig core = RouterConfig.defaults();
         return new RouterConfig(Strategy.parse(mode),
-                new RouterConfig.Weights(weightPrefill, weightDecode, weightQueue), temperature, core.loadMerge(),
-                new RouterConfig.Busy(threshold(busyPrefillFraction), threshold(busyDecodeFraction),
-                        core.busy().retryAfterMs(), core.busy().minRetryAfterMs(), core.busy().maxRetryAfterMs()),
+                new RouterConfig.Weights(weightPrefill, weightDecode, weightQueue), temperature, LoadMerge.DELTA,
+                new RouterConfig.Busy(threshold(busyPrefillFraction), threshold(busyDecodeFraction)),
                 new RouterConfig.Disagg(disaggMinUncachedTokens), sequenceTtl,
-                new RouterConfig.Approx(approxTtl, core.approx().maxEntries()),
-                new RouterConfig.Pruning(candidatePruning, candidateLeastLoaded));
+                new RouterConfig.Approx(approxTtl, RouterConfig.Approx.MAX_ENTRIES),
+                new RouterConfig.Pruning(candidatePruning, candidateLeastLoaded), policy);
     }
 
     private static RouterConfig.Threshold threshold(double fraction) {

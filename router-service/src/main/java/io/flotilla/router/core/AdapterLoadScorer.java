@@ -14,7 +14,7 @@ import java.util.Set;
  * blocks: loaded_i ? 0 : max(1, ⌈P / bs⌉)            a load is priced like a cold prefill of the prompt
  * </pre>
  *
- * It delays the first token exactly as prefill does, so {@link CostModel} weighs it with the prefill weight.
+ * It delays the first token exactly as prefill does, so the standard policy weighs it with the prefill weight.
  */
 public final class AdapterLoadScorer implements Scorer {
 
@@ -37,6 +37,6 @@ public final class AdapterLoadScorer implements Scorer {
 
     @Override
     public String name() {
-        return "adapter-load";
+        return "lora-load";
     }
 }

@@ -77,8 +77,12 @@ final class CandidateSet {
         this.prefillWeight = weights.prefill();
     }
 
-    /** @param model the cost the decision picks by (with cache credit when {@code credit}) */
-    Collected collect(RoutingRequest request, ClusterSnapshot snapshot, boolean credit, CostModel model) {
+    /**
+     * @param filters the model's policy's filters
+     * @param model   the cost the decision picks by (with cache credit when {@code credit})
+     */
+    Collected collect(RoutingRequest request, ClusterSnapshot snapshot, boolean credit, FilterChain filters,
+                      CostModel model) {
         WorkerRanking ranking = snapshot.ranking();
         if (!ranking.ranks()) {
             return Collected.scan(Scan.FullScan.UNRANKED, 0);
@@ -86,7 +90,7 @@ final class CandidateSet {
         if (ranking.disaggregated(request.model(), request.blockSize())) {
             return Collected.scan(Scan.FullScan.DISAGGREGATED, 0);
         }
-        CostUnit unit = unitOf(request, ranking.unpriced(request.model(), request.blockSize()));
+        CostUnit unit = unitOf(request, filters, ranking.unpriced(request.model(), request.blockSize()));
         List<Priced> chosen = new ArrayList<>(leastLoaded + 16);
         double best = Double.POSITIVE_INFINITY;
         Iterator<WorkerRanking.Ranked> ascending = ranking.ascending(request.model(), request.blockSize(), unit);
@@ -94,7 +98,7 @@ final class CandidateSet {
         while (chosen.size() < leastLoaded && ascending.hasNext()) {
             WorkerRanking.Ranked r = ascending.next();
             walked++;
-            if ((credit && holds(snapshot, r.id())) || !Eligibility.eligible(request, r.view())) {
+            if ((credit && holds(snapshot, r.id())) || !filters.admits(request, r.view())) {
                 continue;
             }
             Candidate c = candidate(request, r, KvOverlap.NONE);
@@ -105,7 +109,7 @@ final class CandidateSet {
             }
         }
         if (credit) {
-            best = addHolders(request, snapshot, unit, model, chosen, best);
+            best = addHolders(request, snapshot, unit, filters, model, chosen, best);
         }
         if (chosen.isEmpty()) {
             return Collected.scan(Scan.FullScan.NO_FREE_CANDIDATE, walked);
@@ -129,27 +133,28 @@ final class CandidateSet {
      * when they are aggregated workers of the request's group; others are not candidates. The bound is
      * checked first: it reads only the ranked entry, so a holder that cannot win costs two lookups.
      */
-    private double addHolders(RoutingRequest request, ClusterSnapshot snapshot, CostUnit unit, CostModel model,
-                              List<Priced> chosen, double best) {
+    private double addHolders(RoutingRequest request, ClusterSnapshot snapshot, CostUnit unit, FilterChain filters,
+                              CostModel model, List<Priced> chosen, double best) {
         Map<String, KvOverlap> tiered = snapshot.tiered();
         for (Map.Entry<String, Integer> e : snapshot.overlapBlocks().entrySet()) {
             KvOverlap lower = tiered.isEmpty() ? null : tiered.get(e.getKey());
             best = addHolder(request, snapshot, e.getKey(),
-                    lower != null ? lower : KvOverlap.deviceOnly(Math.max(0, e.getValue())), unit, model, chosen, best);
+                    lower != null ? lower : KvOverlap.deviceOnly(Math.max(0, e.getValue())), unit, filters, model, chosen,
+                    best);
         }
         for (Map.Entry<String, KvOverlap> e : tiered.entrySet()) {
             if (!snapshot.overlapBlocks().containsKey(e.getKey())) {
-                best = addHolder(request, snapshot, e.getKey(), e.getValue(), unit, model, chosen, best);
+                best = addHolder(request, snapshot, e.getKey(), e.getValue(), unit, filters, model, chosen, best);
             }
         }
         return best;
     }
 
     private double addHolder(RoutingRequest request, ClusterSnapshot snapshot, String id, KvOverlap overlap,
-                             CostUnit unit, CostModel model, List<Priced> chosen, double best) {
+                             CostUnit unit, FilterChain filters, CostModel model, List<Priced> chosen, double best) {
         WorkerRanking.Ranked r = snapshot.ranking().get(id);
         if (r == null || lowerBound(request, r, overlap, unit) > best + SKIP_SLACK * Math.max(1, Math.abs(best))
-                || !Eligibility.eligible(request, r.view())) {
+                || !filters.admits(request, r.view())) {
             return best;
         }
         Candidate c = candidate(request, r, overlap);
@@ -175,9 +180,9 @@ final class CandidateSet {
     }
 
     /** As {@link CostUnit#of} over the whole free pool: blocks as soon as one eligible free worker lacks timing. */
-    private CostUnit unitOf(RoutingRequest request, Collection<WorkerRanking.Ranked> unpriced) {
+    private CostUnit unitOf(RoutingRequest request, FilterChain filters, Collection<WorkerRanking.Ranked> unpriced) {
         for (WorkerRanking.Ranked r : unpriced) {
-            if (Eligibility.eligible(request, r.view()) && !isBusy(candidate(request, r, KvOverlap.NONE))) {
+            if (filters.admits(request, r.view()) && !isBusy(candidate(request, r, KvOverlap.NONE))) {
                 return CostUnit.BLOCKS;
             }
         }

@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
 
 /**
  * A weighted sum of scorers: {@code cost(r, i) = Σ weight_k · scorer_k(r, i)}. Weights come from
- * configuration and live only here. Scorers with weight 0 are dropped (and so are their signals).
+ * configuration ({@link PolicySpec}) and live only here. Scorers with weight 0 are dropped (and so are
+ * their signals).
  */
 public final class CostModel {
 
@@ -32,29 +33,6 @@ public final class CostModel {
             }
         }
         this.terms = kept.toArray(new Weighted[0]);
-    }
-
-    /**
-     * {@code kv}/{@code load} aggregated cost: w_prefill·(prefill + adapter-load) + w_decode·decode + w_queue·queue.
-     */
-    public static CostModel aggregated(Scorer prefill, RouterConfig.Weights w) {
-        return new CostModel(List.of(new Weighted(prefill, w.prefill()), new Weighted(new AdapterLoadScorer(), w.prefill()),
-                new Weighted(new DecodeLoadScorer(), w.decode()), new Weighted(new QueueWaitScorer(), w.queue())));
-    }
-
-    /** Prefill-pool cost (prefill workers never decode): w_prefill·(prefill + adapter-load) + w_queue·queue. */
-    public static CostModel prefillOnly(Scorer prefill, RouterConfig.Weights w) {
-        return new CostModel(List.of(new Weighted(prefill, w.prefill()), new Weighted(new AdapterLoadScorer(), w.prefill()),
-                new Weighted(new QueueWaitScorer(), w.queue())));
-    }
-
-    /**
-     * Decode-pool cost when the prompt is prefilled elsewhere: w_decode·decode + w_queue·queue +
-     * w_prefill·adapter-load (a decode worker without the adapter loads it before it continues).
-     */
-    public static CostModel decodeOnly(RouterConfig.Weights w) {
-        return new CostModel(List.of(new Weighted(new DecodeLoadScorer(), w.decode()),
-                new Weighted(new QueueWaitScorer(), w.queue()), new Weighted(new AdapterLoadScorer(), w.prefill())));
     }
 
     public Set<Signal> requires() {

@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.RouteDecision;
-
 import java.util.Map;
 import java.util.Objects;
 
@@ -106,16 +104,5 @@ public record Decision(Outcome outcome, String workerId, String workerEndpoint, 
     /** The worker that computes the prompt: the prefill worker when disaggregated, else the worker. */
     public String prefillTarget() {
         return disaggregated() ? prefillWorkerId : workerId;
-    }
-
-    /** The wire form; a NO_WORKER decision has no wire form the gateway can use (answer UNAVAILABLE). */
-    public RouteDecision toProto() {
-        return RouteDecision.newBuilder()
-                .setWorkerId(workerId).setWorkerEndpoint(workerEndpoint)
-                .setPrefillWorkerId(prefillWorkerId).setPrefillEndpoint(prefillEndpoint)
-                .setOverlapBlocks(overlapBlocks).setPrefillOverlapBlocks(prefillOverlapBlocks)
-                .putAllScores(scores).setModeUsed(modeUsed.toProto())
-                .setBusy(outcome == Outcome.BUSY).setRetryAfterMs((int) Math.min(Integer.MAX_VALUE, retryAfterMs))
-                .build();
     }
 }

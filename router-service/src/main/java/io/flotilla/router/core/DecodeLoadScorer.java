@@ -32,6 +32,11 @@ public final class DecodeLoadScorer implements Scorer {
 
     @Override
     public String name() {
-        return "decode";
+        return "decode-load";
+    }
+
+    @Override
+    public Set<Phase> phases() {
+        return EnumSet.of(Phase.DECODE);
     }
 }

@@ -1,9 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.KvTier;
-import io.flotilla.protocol.v1.KvTierLink;
-import io.flotilla.protocol.v1.KvTiers;
-
 /**
  * What onboarding a block from a worker's lower KV tiers costs ({@code WorkerStatus.kv_tiers}).
  *
@@ -22,22 +18,6 @@ public record KvTierLinks(long bytesPerBlock, double hostBytesPerSecond, double 
                 || Double.isInfinite(hostBytesPerSecond) || Double.isInfinite(diskBytesPerSecond)) {
             throw new IllegalArgumentException("tier links must be finite and not negative");
         }
-    }
-
-    public static KvTierLinks fromProto(KvTiers t, boolean present) {
-        if (!present || t.getBytesPerBlock() == 0) {
-            return NONE;
-        }
-        double host = 0;
-        double disk = 0;
-        for (KvTierLink l : t.getTiersList()) {
-            if (l.getTier() == KvTier.KV_TIER_HOST) {
-                host = l.getBytesPerSecond();
-            } else if (l.getTier() == KvTier.KV_TIER_DISK) {
-                disk = l.getBytesPerSecond();
-            }
-        }
-        return new KvTierLinks(t.getBytesPerBlock(), Math.max(0, host), Math.max(0, disk));
     }
 
     public boolean prices(KvOverlap o) {

@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerLoad;
-
 /**
  * The last load report a worker published on {@code flotilla.worker-load}; it lags the worker by up
  * to one report interval.
@@ -20,9 +18,5 @@ public record LoadReport(int running, int waiting, long waitingPrefillTokens, in
         if (running < 0 || waiting < 0 || waitingPrefillTokens < 0 || activeKvBlocks < 0) {
             throw new IllegalArgumentException("load counts must not be negative");
         }
-    }
-
-    public static LoadReport fromProto(WorkerLoad l) {
-        return new LoadReport(l.getRunning(), l.getWaiting(), l.getWaitingPrefillTokens(), l.getActiveKvBlocks());
     }
 }

@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.RoutingMode;
-
 import java.util.Locale;
 
 /**
@@ -10,21 +8,11 @@ import java.util.Locale;
  * exports it as {@code flotilla_router_decisions_total{mode}} ({@link #metricTag()}).
  */
 public enum ModeUsed {
-    KV(RoutingMode.ROUTING_MODE_KV),
-    KV_APPROX(RoutingMode.ROUTING_MODE_KV_APPROX),
-    LOAD(RoutingMode.ROUTING_MODE_LOAD),
-    ROUND_ROBIN(RoutingMode.ROUTING_MODE_ROUND_ROBIN),
-    RANDOM(RoutingMode.ROUTING_MODE_RANDOM);
-
-    private final RoutingMode proto;
-
-    ModeUsed(RoutingMode proto) {
-        this.proto = proto;
-    }
-
-    public RoutingMode toProto() {
-        return proto;
-    }
+    KV,
+    KV_APPROX,
+    LOAD,
+    ROUND_ROBIN,
+    RANDOM;
 
     /** Lower-case tag value: kv, kv_approx, load, round_robin, random. */
     public String metricTag() {

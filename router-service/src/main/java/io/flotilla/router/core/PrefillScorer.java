@@ -35,11 +35,6 @@ public final class PrefillScorer implements Scorer {
         return new PrefillScorer(true);
     }
 
-    /** Prices the whole prompt everywhere ({@code load} mode, and {@code kv} without overlap data). */
-    public static PrefillScorer withoutCacheCredit() {
-        return new PrefillScorer(false);
-    }
-
     @Override
     public Set<Signal> requires() {
         return cacheCredit ? EnumSet.of(Signal.KV_OVERLAP, Signal.LOAD, Signal.TIMING)
@@ -60,5 +55,15 @@ public final class PrefillScorer implements Scorer {
     @Override
     public String name() {
         return cacheCredit ? "prefill" : "prefill-no-cache";
+    }
+
+    @Override
+    public Set<Phase> phases() {
+        return EnumSet.of(Phase.PREFILL);
+    }
+
+    @Override
+    public Scorer withoutCacheCredit() {
+        return cacheCredit ? new PrefillScorer(false) : this;
     }
 }

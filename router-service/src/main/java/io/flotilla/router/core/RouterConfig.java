@@ -1,25 +1,36 @@
 package io.flotilla.router.core;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Everything the pure routing core is configured with; {@code RouterProperties.routingConfig()}
- * produces it from the service's settings. {@link #defaults()} is what an empty environment binds to
- * ({@code RouterPropertiesTest} holds the two equal), for the core's own tests and benchmarks.
+ * produces it from the service's settings, whose {@code @DefaultValue}s are the one place defaults are
+ * written (the core's tests bind an empty environment to get them). What has no property key is stated
+ * here once: {@link Busy#RETRY_AFTER_MS} and its clamp, {@link Approx#MAX_ENTRIES}.
  *
- * @param strategy    kv | load | round-robin | random                                (kv)
- * @param weights     w_prefill, w_decode, w_queue of the cost formula                 (1, 1, 1)
- * @param temperature 0 picks the minimum cost; &gt; 0 samples softmax over normalised costs (0)
- * @param loadMerge   how load reports and bookings combine                            (DELTA)
+ * @param strategy    kv | load | round-robin | random
+ * @param weights     w_prefill, w_decode, w_queue of the cost formula
+ * @param temperature 0 picks the minimum cost; &gt; 0 samples softmax over normalised costs
+ * @param loadMerge   how load reports and bookings combine
  * @param busy        busy thresholds and retry-after hint
  * @param disagg      prefill/decode pairing
- * @param sequenceTtl bookings not touched for this long are forgotten                 (10 min)
+ * @param sequenceTtl bookings not touched for this long are forgotten
  * @param approx      the router's own approximate prefix index
  * @param pruning     which workers a greedy decision scores (all, or holders plus the least loaded)
+ * @param policies    policy sections by model ({@link PolicySpec#DEFAULT} for every model): filters and
+ *                    scorer weights on top of the standard formula
  */
 public record RouterConfig(Strategy strategy, Weights weights, double temperature, LoadMerge loadMerge,
-                           Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning) {
+                           Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning,
+                           Map<String, PolicySpec.Section> policies) {
+
+    /** Without policy sections: every model routes by the standard formula. */
+    public RouterConfig(Strategy strategy, Weights weights, double temperature, LoadMerge loadMerge,
+                        Busy busy, Disagg disagg, Duration sequenceTtl, Approx approx, Pruning pruning) {
+        this(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, Map.of());
+    }
 
     public RouterConfig {
         Objects.requireNonNull(strategy, "strategy");
@@ -29,6 +40,7 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
         Objects.requireNonNull(disagg, "disagg");
         Objects.requireNonNull(approx, "approx");
         Objects.requireNonNull(pruning, "pruning");
+        policies = policies == null ? Map.of() : Map.copyOf(policies);
         if (!(temperature >= 0) || Double.isInfinite(temperature)) {
             throw new IllegalArgumentException("temperature must be finite and >= 0");
         }
@@ -37,42 +49,40 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
         }
     }
 
-    public static RouterConfig defaults() {
-        return new RouterConfig(Strategy.KV, Weights.DEFAULT, 0.0, LoadMerge.DELTA, Busy.DEFAULT, Disagg.DEFAULT,
-                Duration.ofMinutes(10), Approx.DEFAULT, Pruning.DEFAULT);
-    }
-
     public RouterConfig withStrategy(Strategy s) {
-        return new RouterConfig(s, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(s, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withWeights(Weights w) {
-        return new RouterConfig(strategy, w, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, w, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withTemperature(double t) {
-        return new RouterConfig(strategy, weights, t, loadMerge, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, t, loadMerge, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withLoadMerge(LoadMerge m) {
-        return new RouterConfig(strategy, weights, temperature, m, busy, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, temperature, m, busy, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withBusy(Busy b) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, b, disagg, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, b, disagg, sequenceTtl, approx, pruning, policies);
     }
 
     public RouterConfig withPruning(Pruning p) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, p);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, p, policies);
+    }
+
+    public RouterConfig withPolicies(Map<String, PolicySpec.Section> p) {
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, disagg, sequenceTtl, approx, pruning, p);
     }
 
     public RouterConfig withDisagg(Disagg d) {
-        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, d, sequenceTtl, approx, pruning);
+        return new RouterConfig(strategy, weights, temperature, loadMerge, busy, d, sequenceTtl, approx, pruning, policies);
     }
 
     /** Weights of the cost formula's three terms; each finite and ≥ 0 (0 drops the term). */
     public record Weights(double prefill, double decode, double queue) {
-        public static final Weights DEFAULT = new Weights(1, 1, 1);
     }
 
     /**
@@ -113,16 +123,24 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
      * A worker is busy when its queued prefill tokens exceed {@code prefillTokens} (capacity: KV blocks ×
      * block size, in tokens) or its decode blocks exceed {@code decodeBlocks} (capacity: KV blocks).
      *
-     * @param prefillTokens    (fraction 1.0: more prompt tokens queued than the whole KV cache holds)
-     * @param decodeBlocks     (fraction 0.95)
-     * @param retryAfterMs     hint when no drain time can be estimated (1000)
-     * @param minRetryAfterMs  lower clamp of the hint (100)
-     * @param maxRetryAfterMs  upper clamp of the hint (30000)
+     * @param prefillTokens    a limit on queued prefill tokens
+     * @param decodeBlocks     a limit on decode blocks in use
+     * @param retryAfterMs     hint when no drain time can be estimated
+     * @param minRetryAfterMs  lower clamp of the hint
+     * @param maxRetryAfterMs  upper clamp of the hint
      */
     public record Busy(Threshold prefillTokens, Threshold decodeBlocks, long retryAfterMs, long minRetryAfterMs,
                        long maxRetryAfterMs) {
-        public static final Busy DEFAULT = new Busy(Threshold.fraction(1.0), Threshold.fraction(0.95), 1000, 100, 30_000);
-        public static final Busy NEVER = new Busy(Threshold.DISABLED, Threshold.DISABLED, 1000, 100, 30_000);
+        /** The retry-after hint when no drain time can be estimated, and its clamp (no property key). */
+        public static final long RETRY_AFTER_MS = 1000;
+        public static final long MIN_RETRY_AFTER_MS = 100;
+        public static final long MAX_RETRY_AFTER_MS = 30_000;
+        public static final Busy NEVER = new Busy(Threshold.DISABLED, Threshold.DISABLED);
+
+        /** These thresholds with the standard retry-after hint and clamp. */
+        public Busy(Threshold prefillTokens, Threshold decodeBlocks) {
+            this(prefillTokens, decodeBlocks, RETRY_AFTER_MS, MIN_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS);
+        }
 
         public Busy {
             Objects.requireNonNull(prefillTokens, "prefillTokens");
@@ -135,18 +153,18 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
 
     /**
      * @param minUncachedTokens a separate prefill worker is named only when the prompt's uncached part
-     *                          on the chosen prefill worker exceeds this (1024)
+     *                          on the chosen prefill worker exceeds this
      */
     public record Disagg(int minUncachedTokens) {
-        public static final Disagg DEFAULT = new Disagg(1024);
     }
 
     /**
-     * @param ttl        how long a routed prefix is assumed to stay cached on its worker (120 s)
-     * @param maxEntries bound on (block, worker) entries; the least recently routed go first (1,048,576)
+     * @param ttl        how long a routed prefix is assumed to stay cached on its worker
+     * @param maxEntries bound on (block, worker) entries; the least recently routed go first
      */
     public record Approx(Duration ttl, int maxEntries) {
-        public static final Approx DEFAULT = new Approx(Duration.ofSeconds(120), 1 << 20);
+        /** The size bound (no property key). */
+        public static final int MAX_ENTRIES = 1 << 20;
 
         public Approx {
             if (ttl == null || ttl.isNegative() || ttl.isZero() || maxEntries <= 0) {
@@ -161,12 +179,12 @@ public record RouterConfig(Strategy strategy, Weights weights, double temperatur
      * eligible workers that are not busy, read from the booking ledger's {@link WorkerRanking}; with it
      * off, every worker (see {@link CandidateSet} for the guarantee).
      *
-     * @param enabled     prune (true)
-     * @param leastLoaded how many least-loaded workers join the holders (16)
+     * @param enabled     prune
+     * @param leastLoaded how many least-loaded workers join the holders
      */
     public record Pruning(boolean enabled, int leastLoaded) {
-        public static final Pruning DEFAULT = new Pruning(true, 16);
-        public static final Pruning OFF = new Pruning(false, 16);
+        /** Every worker is scored. */
+        public static final Pruning OFF = new Pruning(false, 1);
 
         public Pruning {
             if (leastLoaded < 1) {

@@ -14,9 +14,10 @@ import java.util.random.RandomGenerator;
  * nothing. {@link #decide} is a function of (request, snapshot) plus the picker's random generator
  * and round-robin cursor; the shell books a routed decision afterwards with {@link BookingLedger}.
  *
- * <p>Steps: filter ({@link Eligibility}) → split into pools → drop busy workers
- * ({@link BusyDetector}; all busy → BUSY) → optionally pick a prefill worker (pairing below) →
- * score with the {@link CostModel} → {@link Picker}.
+ * <p>Assembled from named plugins ({@link PluginRegistry}) per model ({@link PolicySpec}: the standard
+ * formula, then the {@code default} section, then the model's own). Steps: filter ({@link FilterChain}) →
+ * split into pools → drop busy workers ({@link BusyDetector}; all busy → BUSY) → optionally pick a prefill
+ * worker (pairing below) → score each pool with its terms ({@link ModelPolicy}) → the mode's {@link Picker}.
  *
  * <p>Pools: the decode pool is the eligible DECODE workers, or the eligible aggregated workers when
  * there are no DECODE workers. The prefill pool is the eligible PREFILL workers.
@@ -27,7 +28,7 @@ import java.util.random.RandomGenerator;
  * by the decode-only cost. Otherwise (or when every prefill worker is busy: the pool is overloaded)
  * the request runs aggregated on a decode-pool worker picked by the full cost.
  *
- * <p>Pruning: a greedy decision ({@code kv}/{@code load}, temperature 0) on an aggregated pool scores only the
+ * <p>Pruning: a greedy decision ({@code kv}/{@code load}, temperature 0) by the standard formula on an aggregated pool scores only the
  * {@link CandidateSet} (holders of the prompt's blocks plus the least-loaded workers from the snapshot's
  * {@link WorkerRanking}); its javadoc states what that costs against scoring every worker. Every other
  * decision scores every worker, and says why in its {@link Scan}.
@@ -40,33 +41,48 @@ public final class RoutingPolicy {
     private final RouterConfig config;
     private final Picker picker;
     private final BusyDetector busy;
-    private final CostModel aggregatedKv;
-    private final CostModel aggregatedLoad;
-    private final CostModel prefillKv;
-    private final CostModel prefillLoad;
-    private final CostModel decodeOnly;
+    private final PluginRegistry plugins;
+    private final ModelPolicy defaultPolicy;
+    private final Map<String, ModelPolicy> byModel = new HashMap<>();
     private final CandidateSet candidates;
 
     /** @param random used by the random baseline and softmax sampling; thread-safe if decide runs concurrently */
     public RoutingPolicy(RouterConfig config, RandomGenerator random) {
+        this(config, PluginRegistry.standard(), random);
+    }
+
+    /**
+     * Assembles every policy section of {@code config} from {@code plugins}; a name it does not know fails here,
+     * at start-up, not on a request.
+     */
+    public RoutingPolicy(RouterConfig config, PluginRegistry plugins, RandomGenerator random) {
         this.config = config;
-        this.picker = switch (config.strategy()) {
-            case ROUND_ROBIN -> Picker.roundRobin();
-            case RANDOM -> Picker.uniform(random);
-            case KV, LOAD -> Picker.byCost(config.temperature(), random);
-        };
+        this.plugins = plugins;
+        this.picker = PluginRegistry.picker(config.strategy(), config.temperature(), random);
         this.busy = new BusyDetector(config.busy());
-        this.aggregatedKv = CostModel.aggregated(PrefillScorer.withCacheCredit(), config.weights());
-        this.aggregatedLoad = CostModel.aggregated(PrefillScorer.withoutCacheCredit(), config.weights());
-        this.prefillKv = CostModel.prefillOnly(PrefillScorer.withCacheCredit(), config.weights());
-        this.prefillLoad = CostModel.prefillOnly(PrefillScorer.withoutCacheCredit(), config.weights());
-        this.decodeOnly = CostModel.decodeOnly(config.weights());
+        this.defaultPolicy = assemble(PolicySpec.DEFAULT);
+        for (String model : config.policies().keySet()) {
+            if (!model.equals(PolicySpec.DEFAULT)) {
+                byModel.put(model, assemble(model));
+            }
+        }
         this.candidates = new CandidateSet(config.pruning().leastLoaded(), busy, config.loadMerge(), config.weights());
+    }
+
+    private ModelPolicy assemble(String model) {
+        PolicySpec spec = PolicySpec.forModel(model, config.weights(), config.policies());
+        return plugins.assemble(spec, spec.scorers().equals(PolicySpec.standard(config.weights()).scorers()));
     }
 
     /** The model a worker's load cost ({@link WorkerRanking#loadCost}) is priced with for {@code config}. */
     public static CostModel loadCostModel(RouterConfig config) {
-        return CostModel.aggregated(PrefillScorer.withoutCacheCredit(), config.weights());
+        return PluginRegistry.standard().assemble(PolicySpec.standard(config.weights()), true).full(false);
+    }
+
+    /** The policy {@code model}'s requests are decided by. */
+    private ModelPolicy policyFor(String model) {
+        ModelPolicy p = byModel.get(model);
+        return p != null ? p : defaultPolicy;
     }
 
     public RouterConfig config() {
@@ -76,18 +92,10 @@ public final class RoutingPolicy {
     /** The signals the snapshot must carry for this policy; anything else the shell may skip fetching. */
     public Set<Signal> requires() {
         Set<Signal> s = EnumSet.noneOf(Signal.class);
-        switch (config.strategy()) {
-            case KV -> {
-                s.addAll(aggregatedKv.requires());
-                s.addAll(prefillKv.requires());
-                s.addAll(decodeOnly.requires());
-            }
-            case LOAD -> {
-                s.addAll(aggregatedLoad.requires());
-                s.addAll(prefillLoad.requires());
-                s.addAll(decodeOnly.requires());
-            }
-            default -> { }
+        if (byCost()) {
+            boolean credit = config.strategy() == Strategy.KV;
+            s.addAll(defaultPolicy.requires(credit));
+            byModel.values().forEach(p -> s.addAll(p.requires(credit)));
         }
         if (busy.enabled()) {
             s.add(Signal.LOAD);
@@ -98,14 +106,17 @@ public final class RoutingPolicy {
     public Decision decide(RoutingRequest request, ClusterSnapshot snapshot) {
         ModeUsed mode = modeFor(snapshot.source());
         boolean credit = mode == ModeUsed.KV || mode == ModeUsed.KV_APPROX;
+        ModelPolicy policy = policyFor(request.model());
         Scan.FullScan why;
         int walked = 0;
         if (!config.pruning().enabled()) {
             why = Scan.FullScan.DISABLED;
         } else if (!byCost() || config.temperature() > 0) {
             why = Scan.FullScan.NOT_GREEDY;
+        } else if (!policy.prunable()) {
+            why = Scan.FullScan.CUSTOM_POLICY;
         } else {
-            CandidateSet.Collected c = candidates.collect(request, snapshot, credit, fullModel(credit));
+            CandidateSet.Collected c = candidates.collect(request, snapshot, credit, policy.filters(), policy.full(credit));
             if (c.pool() != null) {
                 return routed(request, mode, c.pool(), c.unit(), c.costs())
                         .withScan(new Scan(c.pool().size(), c.walked(), Scan.FullScan.NONE));
@@ -113,16 +124,17 @@ public final class RoutingPolicy {
             why = c.fullScan();
             walked = c.walked();
         }
-        return scanAll(request, snapshot, mode, credit).withScan(new Scan(snapshot.workers().size(), walked, why));
+        return scanAll(request, snapshot, mode, credit, policy).withScan(new Scan(snapshot.workers().size(), walked, why));
     }
 
     /** Scores every worker of the snapshot. */
-    private Decision scanAll(RoutingRequest request, ClusterSnapshot snapshot, ModeUsed mode, boolean credit) {
+    private Decision scanAll(RoutingRequest request, ClusterSnapshot snapshot, ModeUsed mode, boolean credit,
+                             ModelPolicy policy) {
         List<Candidate> decode = new ArrayList<>();
         List<Candidate> aggregated = new ArrayList<>();
         List<Candidate> prefill = new ArrayList<>();
         for (WorkerView w : snapshot.workers()) {
-            if (!Eligibility.eligible(request, w)) {
+            if (!policy.filters().admits(request, w)) {
                 continue;
             }
             KvOverlap overlap = credit ? snapshot.tieredOf(w.id()) : KvOverlap.NONE;
@@ -137,17 +149,17 @@ public final class RoutingPolicy {
         List<Candidate> freePool = notBusy(pool);
         if (freePool.isEmpty()) {
             CostUnit unit = CostUnit.of(pool);
-            Map<String, Double> scores = scores(pool, costs(fullModel(credit), request, unit, pool), "");
+            Map<String, Double> scores = scores(pool, costs(policy.full(credit), request, unit, pool), "");
             return Decision.busy(mode, unit, scores, busy.retryAfterMs(pool));
         }
         if (request.allowDisagg() && !prefill.isEmpty()) {
-            Decision paired = tryDisaggregated(request, mode, credit, prefill, freePool);
+            Decision paired = tryDisaggregated(request, mode, credit, policy, prefill, freePool);
             if (paired != null) {
                 return paired;
             }
         }
         CostUnit unit = CostUnit.of(freePool);
-        return routed(request, mode, freePool, unit, costs(fullModel(credit), request, unit, freePool));
+        return routed(request, mode, freePool, unit, costs(policy.full(credit), request, unit, freePool));
     }
 
     /** Picks from {@code freePool} (free workers of the serving pool, in id order) by their full costs in {@code unit}. */
@@ -195,20 +207,20 @@ public final class RoutingPolicy {
         return decode.isEmpty() ? aggregated : decode;
     }
 
-    private Decision tryDisaggregated(RoutingRequest request, ModeUsed mode, boolean credit,
+    private Decision tryDisaggregated(RoutingRequest request, ModeUsed mode, boolean credit, ModelPolicy policy,
                                       List<Candidate> prefillPool, List<Candidate> freeDecode) {
         List<Candidate> freePrefill = notBusy(prefillPool);
         if (freePrefill.isEmpty()) {
             return null; // prefill pool overloaded: run aggregated
         }
         CostUnit prefillUnit = CostUnit.of(freePrefill);
-        double[] prefillCosts = costs(credit ? prefillKv : prefillLoad, request, prefillUnit, freePrefill);
+        double[] prefillCosts = costs(policy.prefill(credit), request, prefillUnit, freePrefill);
         Candidate p = freePrefill.get(picker.pick(freePrefill, prefillCosts));
         if (p.newTokens() <= config.disagg().minUncachedTokens()) {
             return null; // short uncached prompt: prefilling locally on the decode worker is cheaper
         }
         CostUnit unit = CostUnit.of(freeDecode);
-        double[] decodeCosts = costs(decodeOnly, request, unit, freeDecode);
+        double[] decodeCosts = costs(policy.decode(), request, unit, freeDecode);
         Candidate d = freeDecode.get(picker.pick(freeDecode, decodeCosts));
         Map<String, Double> scores = scores(freeDecode, decodeCosts, "");
         scores.putAll(scores(freePrefill, prefillCosts, "prefill:"));
@@ -228,10 +240,6 @@ public final class RoutingPolicy {
             case ROUND_ROBIN -> ModeUsed.ROUND_ROBIN;
             case RANDOM -> ModeUsed.RANDOM;
         };
-    }
-
-    private CostModel fullModel(boolean credit) {
-        return credit ? aggregatedKv : aggregatedLoad;
     }
 
     /** Baselines ignore costs: they get zeros and no scores, so they cost nothing to compute. */

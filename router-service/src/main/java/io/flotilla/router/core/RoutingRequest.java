@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.RouteRequest;
-
 import java.util.Objects;
 import java.util.Set;
 
@@ -48,16 +46,6 @@ public record RoutingRequest(String requestId, String model, int islTokens, int 
         if (blockSize <= 0) {
             throw new IllegalArgumentException("block size must be positive: " + blockSize);
         }
-    }
-
-    public static RoutingRequest fromProto(RouteRequest r) {
-        long[] hashes = new long[r.getSeqHashesCount()];
-        for (int i = 0; i < hashes.length; i++) {
-            hashes[i] = r.getSeqHashes(i);
-        }
-        return new RoutingRequest(r.getRequestId(), r.getModel(), r.getIsl(), r.getBlockSize(), hashes,
-                Set.copyOf(r.getExcludeList()), r.getAllowDisagg(), r.getOsl(), r.getLoraName(), r.getTenantSalted(),
-                r.getEmbed());
     }
 
     /** A request of no tokens for {@code model}: load and busy views that do not depend on a prompt. */

@@ -23,6 +23,8 @@ public record Scan(int considered, int walked, FullScan fullScan) {
         UNRANKED("unranked"),
         /** The model has prefill or decode workers: only aggregated pools are ranked. */
         DISAGGREGATED("disaggregated"),
+        /** The model's policy is not the standard formula, which the candidate set's guarantee is stated for. */
+        CUSTOM_POLICY("custom-policy"),
         /** No eligible worker is free: the busy (or no-worker) answer is built from the whole pool. */
         NO_FREE_CANDIDATE("no-free-candidate");
 

@@ -1,11 +1,9 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.EngineTiming;
-
 import java.util.Optional;
 
 /**
- * A worker's advertised engine timing coefficients (see {@code EngineTiming} in workers.proto).
+ * A worker's advertised engine timing coefficients (as {@code EngineTiming} in workers.proto carries them).
  *
  * <pre>
  * prefill_ms(t) = max(0, a·t² + b·t + c) / speedup      t = new (uncached) prompt tokens; 0 when t ≤ 0
@@ -27,20 +25,6 @@ public record WorkerTiming(double prefillA, double prefillB, double prefillC,
         if (speedup <= 0) {
             throw new IllegalArgumentException("speedup must be positive: " + speedup);
         }
-    }
-
-    /**
-     * The advertised coefficients, or empty when the worker advertised none (message absent or every
-     * polynomial coefficient zero). A speedup of 0 (proto default) reads as 1.
-     */
-    public static Optional<WorkerTiming> fromProto(EngineTiming t, boolean present) {
-        if (!present || (t.getPrefillA() == 0 && t.getPrefillB() == 0 && t.getPrefillC() == 0
-                && t.getDecodeD2() == 0 && t.getDecodeD1() == 0 && t.getDecodeD0() == 0)) {
-            return Optional.empty();
-        }
-        double speedup = t.getSpeedup() > 0 ? t.getSpeedup() : 1.0;
-        return Optional.of(new WorkerTiming(t.getPrefillA(), t.getPrefillB(), t.getPrefillC(),
-                t.getDecodeD2(), t.getDecodeD1(), t.getDecodeD0(), speedup));
     }
 
     /** Milliseconds to prefill {@code tokens} new tokens in one pass; 0 for none. */

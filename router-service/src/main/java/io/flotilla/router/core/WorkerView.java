@@ -1,17 +1,12 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.TenantIsolation;
-import io.flotilla.protocol.v1.WorkerLoad;
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
-import io.flotilla.protocol.v1.WorkerStatus;
-
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * What the router knows about one worker when it decides: membership ({@code flotilla.workers}),
- * the last load report ({@code flotilla.worker-load}) and the shell's liveness verdict. Immutable.
+ * the last load report ({@code flotilla.worker-load}) and the shell's liveness verdict
+ * ({@code ProtoMapping.workerView} builds it from the wire). Immutable.
  *
  * @param routable       the shell's verdict: lease alive and not marked suspect by a failed call.
  *                       A worker takes new requests only when {@code routable} and {@code READY}
@@ -25,25 +20,25 @@ import java.util.Optional;
  * @param isolation      how its engine keeps tenants' KV apart ({@code NONE}: it takes no tenant-salted request)
  * @param embeds         its engine embeds (its capabilities carry an embedding): it may take embedding requests
  */
-public record WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout,
-                         String endpoint, WorkerState state, boolean routable,
+public record WorkerView(String id, Role role, String model, int blockSize, String kvLayout,
+                         String endpoint, State state, boolean routable,
                          Optional<WorkerTiming> timing, int totalKvBlocks, LoadReport load, KvTierLinks tiers,
-                         WorkerAdapters adapters, TenantIsolation isolation, boolean embeds) {
+                         WorkerAdapters adapters, Isolation isolation, boolean embeds) {
 
     /** A worker whose engine does not embed. */
-    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
-                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
-                      LoadReport load, KvTierLinks tiers, WorkerAdapters adapters, TenantIsolation isolation) {
+    public WorkerView(String id, Role role, String model, int blockSize, String kvLayout, String endpoint,
+                      State state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+                      LoadReport load, KvTierLinks tiers, WorkerAdapters adapters, Isolation isolation) {
         this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load, tiers,
                 adapters, isolation, false);
     }
 
     /** A worker without adapters that advertises no tenant isolation. */
-    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
-                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+    public WorkerView(String id, Role role, String model, int blockSize, String kvLayout, String endpoint,
+                      State state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
                       LoadReport load, KvTierLinks tiers) {
         this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load, tiers,
-                WorkerAdapters.NONE, TenantIsolation.TENANT_ISOLATION_NONE);
+                WorkerAdapters.NONE, Isolation.NONE);
     }
 
     public WorkerView {
@@ -57,68 +52,47 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
         load = load == null ? LoadReport.NONE : load;
         tiers = tiers == null ? KvTierLinks.NONE : tiers;
         adapters = adapters == null ? WorkerAdapters.NONE : adapters;
-        isolation = isolation == null || isolation == TenantIsolation.UNRECOGNIZED ? TenantIsolation.TENANT_ISOLATION_NONE
-                : isolation;
+        isolation = isolation == null ? Isolation.NONE : isolation;
         if (blockSize <= 0 || totalKvBlocks < 0) {
             throw new IllegalArgumentException("worker " + id + ": block size must be positive, capacity not negative");
         }
     }
 
     /** A worker without lower KV tiers. */
-    public WorkerView(String id, WorkerRole role, String model, int blockSize, String kvLayout, String endpoint,
-                      WorkerState state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
+    public WorkerView(String id, Role role, String model, int blockSize, String kvLayout, String endpoint,
+                      State state, boolean routable, Optional<WorkerTiming> timing, int totalKvBlocks,
                       LoadReport load) {
         this(id, role, model, blockSize, kvLayout, endpoint, state, routable, timing, totalKvBlocks, load,
                 KvTierLinks.NONE);
     }
 
-    /**
-     * Builds a view from the membership record and the latest load report (null before the first).
-     * Capacity comes from the status, or from the load report when the status has none. Timing is the
-     * status's (the simulator advertises its model there), else the one the worker learned from its real
-     * engine and published with its load report; a real engine without enough samples has none, and is
-     * priced by load alone.
-     */
-    public static WorkerView of(WorkerStatus status, WorkerLoad load, boolean routable) {
-        int total = status.getCapacity().getTotalKvBlocks();
-        if (total == 0 && load != null) {
-            total = load.getTotalKvBlocks();
-        }
-        return new WorkerView(status.getWorkerId(), status.getRole(), status.getModel(), status.getBlockSize(),
-                status.getKvLayout(), status.getEndpoint(), status.getState(), routable,
-                timingOf(status, load), total,
-                load == null ? LoadReport.NONE : LoadReport.fromProto(load),
-                KvTierLinks.fromProto(status.getKvTiers(), status.hasKvTiers()),
-                WorkerAdapters.fromProto(status.getAdapters(), status.hasAdapters()), status.getTenantIsolation(),
-                status.getCapabilities().hasEmbedding());
-    }
+    /** A worker's role as its status states it; UNSPECIFIED counts as aggregated. */
+    public enum Role { UNSPECIFIED, AGGREGATED, PREFILL, DECODE }
 
-    private static Optional<WorkerTiming> timingOf(WorkerStatus status, WorkerLoad load) {
-        Optional<WorkerTiming> advertised = WorkerTiming.fromProto(status.getTiming(), status.hasTiming());
-        if (advertised.isPresent() || load == null) {
-            return advertised;
-        }
-        return WorkerTiming.fromProto(load.getLearnedTiming(), load.hasLearnedTiming());
-    }
+    /** A worker's lifecycle state; only READY takes new requests. */
+    public enum State { UNSPECIFIED, STARTING, READY, DRAINING, STOPPED, UNHEALTHY }
+
+    /** How a worker's engine keeps tenants' KV apart; NONE takes no tenant-salted request. */
+    public enum Isolation { NONE, SALT_ALL_BLOCKS, SALT_AFTER_PUBLIC_PREFIX }
 
     /** READY and routable: the only workers a decision may name. */
     public boolean acceptsRequests() {
-        return routable && state == WorkerState.WORKER_STATE_READY;
+        return routable && state == State.READY;
     }
 
     /** Whether its engine keeps a tenant-salted request's KV apart from every other tenant's. */
     public boolean isolatesTenants() {
-        return isolation != TenantIsolation.TENANT_ISOLATION_NONE;
+        return isolation != Isolation.NONE;
     }
 
     /** Runs prefill only. */
     public boolean isPrefill() {
-        return role == WorkerRole.WORKER_ROLE_PREFILL;
+        return role == Role.PREFILL;
     }
 
     /** Decodes with KV handed over from a prefill worker (and prefills itself when not given one). */
     public boolean isDecode() {
-        return role == WorkerRole.WORKER_ROLE_DECODE;
+        return role == Role.DECODE;
     }
 
     /** Aggregated (an unspecified role counts as aggregated). */
@@ -136,7 +110,7 @@ public record WorkerView(String id, WorkerRole role, String model, int blockSize
                 totalKvBlocks, load, tiers, adapters, isolation);
     }
 
-    public WorkerView withState(WorkerState newState) {
+    public WorkerView withState(State newState) {
         return new WorkerView(id, role, model, blockSize, kvLayout, endpoint, newState, routable, timing,
                 totalKvBlocks, load, tiers, adapters, isolation);
     }

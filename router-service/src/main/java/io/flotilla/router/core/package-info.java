@@ -8,16 +8,16 @@
  * RoutingPolicy policy = new RoutingPolicy(config, new java.util.Random(seed));
  * BookingLedger ledger = BookingLedger.create(routerId, config);   // routerId unique per process start
  *
- * Route:           r = RoutingRequest.fromProto(req)
+ * Route:           r = ProtoMapping.request(req)                     // io.flotilla.router.wire: the core imports no protobuf
  *                  matches = policy.requires().contains(KV_OVERLAP) ? indexer answer : null   // null = failed/slow
  *                  s = ledger.snapshot(workers, r, policy.requires(), matches, now)
  *                  d = policy.decide(r, s)                 // pure
  *                  ledger.book(r, d, now).ifPresent(publish)   // the only booking
- *                  reply d.toProto() (NO_WORKER → UNAVAILABLE); count decisions by d.modeUsed().metricTag()
+ *                  reply ProtoMapping.decision(d) (NO_WORKER → UNAVAILABLE); count decisions by d.modeUsed().metricTag()
  * MarkPrefillDone: publish(ledger.prefillDone(id, now))
  * Release:         publish(ledger.release(id, now))
  * router-sync in:  SequenceChange.fromProto(msg).ifPresent(c -> ledger.applyRemote(c, now))
- * worker-load in:  update the worker's WorkerView (WorkerView.of), then ledger.loadReported(workerId)
+ * worker-load in:  update the worker's WorkerView (ProtoMapping.workerView), then ledger.loadReported(workerId)
  * worker gone:     ledger.forgetWorker(workerId) (STOPPED, lease expired, new epoch)
  * every few s:     ledger.expire(now)
  * </pre>
@@ -47,7 +47,7 @@
  * <h2>Filters, busy, pairing</h2>
  * Workers must be READY, routable, of the request's model and block size, able to serve its LoRA
  * adapter, tenant-isolating when it is salted, and not excluded
- * ({@link io.flotilla.router.core.Eligibility}). Busy: Q &gt; prefill limit or B &gt; decode limit
+ * (the standard filters of {@link io.flotilla.router.core.FilterChain}). Busy: Q &gt; prefill limit or B &gt; decode limit
  * ({@link io.flotilla.router.core.BusyDetector}); busy workers are skipped, all busy → BUSY with a
  * retry-after hint. Pairing ({@link io.flotilla.router.core.RoutingPolicy}): decode pool = DECODE
  * workers, else aggregated; a PREFILL worker is named when the uncached prompt on the best one exceeds

@@ -1,5 +1,6 @@
 package io.flotilla.router.service;
 
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.ModelCapacity;
 import io.flotilla.protocol.v1.WorkerHeadroom;
@@ -20,7 +21,8 @@ final class CapacityMessages {
 
     /** {@code status} is the worker's last membership record (its namespace and capacity source); null when unknown. */
     static WorkerInfo info(WorkerView w, WorkerStatus status) {
-        return WorkerInfo.newBuilder().setWorkerId(w.id()).setModel(w.model()).setRole(w.role()).setState(w.state())
+        return WorkerInfo.newBuilder().setWorkerId(w.id()).setModel(w.model()).setRole(ProtoMapping.role(w.role()))
+                .setState(ProtoMapping.state(w.state()))
                 .setEndpoint(w.endpoint()).setBlockSize(w.blockSize()).setRoutable(w.acceptsRequests())
                 .setKvLayout(w.kvLayout()).setCapacityBlocks(w.totalKvBlocks())
                 .setTokenizerId(status == null ? "" : status.getTokenizerId())
@@ -28,7 +30,7 @@ final class CapacityMessages {
                 .setCapacitySource(status == null ? "" : status.getCapacitySource())
                 .setCapabilities(status == null ? EngineCapabilities.getDefaultInstance() : status.getCapabilities())
                 .addAllAdapters(new java.util.TreeSet<>(w.adapters().available()))
-                .setTenantIsolation(w.isolation())
+                .setTenantIsolation(ProtoMapping.isolation(w.isolation()))
                 .build();
     }
 

@@ -8,6 +8,7 @@ import io.flotilla.protocol.v1.ModelCapacity;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.RouterSync;
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.booking.BookingLedger;
@@ -90,7 +91,7 @@ public final class RequestRouter implements AutoCloseable {
      */
     public void route(RouteRequest proto, Consumer<RouteDecision> done) {
         long start = System.nanoTime();
-        RoutingRequest request = RoutingRequest.fromProto(proto);
+        RoutingRequest request = ProtoMapping.request(proto);
         String previousWorker = proto.getHintsOrDefault(PreviousWorkerHint.KEY, "");
         RoutingPolicy p = policy;
         if (!p.requires().contains(Signal.KV_OVERLAP)) {
@@ -130,7 +131,7 @@ public final class RequestRouter implements AutoCloseable {
                     .map(w -> w.adapters().hasLoaded(request.loraName())).orElse(false);
             metrics.scoped(!request.loraName().isEmpty(), loaded, request.tenantSalted());
         }
-        return d.toProto();
+        return ProtoMapping.decision(d);
     }
 
     public void prefillDone(String requestId) {

@@ -1,5 +1,6 @@
 package io.flotilla.router.booking;
 
+import io.flotilla.router.core.RouterDefaults;
 import io.flotilla.router.core.ActiveLoad;
 import io.flotilla.router.core.Capacity;
 import io.flotilla.router.core.ClusterSnapshot;
@@ -28,8 +29,8 @@ class BookingLedgerTest {
     private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
     private static final EnumSet<Signal> ALL = EnumSet.allOf(Signal.class);
 
-    private final BookingLedger ledger = BookingLedger.create("router-a", RouterConfig.defaults());
-    private final RoutingPolicy policy = new RoutingPolicy(RouterConfig.defaults(), new Random(1));
+    private final BookingLedger ledger = BookingLedger.create("router-a", RouterDefaults.config());
+    private final RoutingPolicy policy = new RoutingPolicy(RouterDefaults.config(), new Random(1));
     private final List<WorkerView> workers = List.of(worker("w1"), worker("w2"));
 
     @Test
@@ -68,7 +69,7 @@ class BookingLedgerTest {
 
     @Test
     void aPeersBookingsLoadWorkersAndTeachTheApproximateIndexButEchoesDoNot() {
-        BookingLedger peer = BookingLedger.create("router-b", RouterConfig.defaults());
+        BookingLedger peer = BookingLedger.create("router-b", RouterDefaults.config());
         RoutingRequest r = Fixtures.request("r", 256);
         Decision d = policy.decide(r, peer.snapshot(workers, r, ALL, null, T0));
         SequenceChange.Added change = peer.book(r, d, T0).orElseThrow();
@@ -88,8 +89,8 @@ class BookingLedgerTest {
      */
     @Test
     void aDeadReplicasBookingsStopCountingAtTheNextReportAndExpireByTtl() {
-        BookingLedger a = BookingLedger.create("router-a", RouterConfig.defaults());
-        BookingLedger b = BookingLedger.create("router-b", RouterConfig.defaults());
+        BookingLedger a = BookingLedger.create("router-a", RouterDefaults.config());
+        BookingLedger b = BookingLedger.create("router-b", RouterDefaults.config());
         RoutingRequest r = Fixtures.request("r", 1600);
         SequenceChange.Added onA = a.book(r, policy.decide(r, a.snapshot(workers, r, ALL, null, T0)), T0).orElseThrow();
         b.applyRemote(onA, T0);
@@ -108,7 +109,7 @@ class BookingLedgerTest {
         assertThat(b.sequences().size()).as("one booking per request id").isEqualTo(1);
         assertThat(b.sequences().load(w)).isEqualTo(ActiveLoad.NONE);
 
-        b.expire(T0.plusSeconds(1).plus(RouterConfig.defaults().sequenceTtl()));
+        b.expire(T0.plusSeconds(1).plus(RouterDefaults.config().sequenceTtl()));
         assertThat(b.sequences().size()).isZero();
         assertThat(b.sequences().loads()).isEmpty();
     }

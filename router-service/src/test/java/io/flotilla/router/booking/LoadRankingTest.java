@@ -1,6 +1,7 @@
 package io.flotilla.router.booking;
 
-import io.flotilla.protocol.v1.WorkerRole;
+import io.flotilla.router.core.RouterDefaults;
+import io.flotilla.router.core.WorkerView;
 import io.flotilla.router.core.ActiveLoad;
 import io.flotilla.router.core.CostUnit;
 import io.flotilla.router.core.Decision;
@@ -32,7 +33,7 @@ class LoadRankingTest {
 
     @Test
     void workersAreOrderedByTheirLoadCostAndReRankedWhenReportsChange() {
-        LoadRanking r = new LoadRanking(RouterConfig.defaults());
+        LoadRanking r = new LoadRanking(RouterDefaults.config());
         r.put(worker("a").withLoad(load(0, 4000, 500)), ActiveLoad.NONE, ActiveLoad.NONE);
         r.put(worker("b").withLoad(load(0, 0, 100)), ActiveLoad.NONE, ActiveLoad.NONE);
         r.put(worker("c").withLoad(load(2, 800, 300)), ActiveLoad.NONE, ActiveLoad.NONE);
@@ -48,7 +49,7 @@ class LoadRankingTest {
 
     @Test
     void unpricedWorkersAreRankedInBlocksOnlyAndDisaggregatedModelsAreFlagged() {
-        LoadRanking r = new LoadRanking(RouterConfig.defaults());
+        LoadRanking r = new LoadRanking(RouterDefaults.config());
         r.put(worker("a"), ActiveLoad.NONE, ActiveLoad.NONE);
         r.put(Fixtures.untimed("u"), ActiveLoad.NONE, ActiveLoad.NONE);
         assertThat(order(r, CostUnit.MILLISECONDS)).containsExactly("a");
@@ -57,7 +58,7 @@ class LoadRankingTest {
         assertThat(r.get("u").msCost()).isNaN();
 
         assertThat(r.disaggregated(Fixtures.MODEL, Fixtures.BS)).isFalse();
-        r.put(worker("d", WorkerRole.WORKER_ROLE_DECODE), ActiveLoad.NONE, ActiveLoad.NONE);
+        r.put(worker("d", WorkerView.Role.DECODE), ActiveLoad.NONE, ActiveLoad.NONE);
         assertThat(r.disaggregated(Fixtures.MODEL, Fixtures.BS)).isTrue();
         assertThat(r.get("d")).as("prefill and decode workers are counted, not ranked").isNull();
         r.remove("d");
@@ -66,7 +67,7 @@ class LoadRankingTest {
 
     @Test
     void aBookingMovesItsWorkerDownTheRankingAndItsReleaseBack() {
-        BookingLedger ledger = BookingLedger.create("r1", RouterConfig.defaults());
+        BookingLedger ledger = BookingLedger.create("r1", RouterDefaults.config());
         ledger.workerChanged("a", worker("a"));
         ledger.workerChanged("b", worker("b").withLoad(load(0, 100, 10)));
         assertThat(order(ledger.ranking(), CostUnit.MILLISECONDS)).containsExactly("a", "b");

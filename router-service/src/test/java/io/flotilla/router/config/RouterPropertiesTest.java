@@ -2,9 +2,11 @@ package io.flotilla.router.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flotilla.router.core.PolicySpec;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -18,10 +20,13 @@ class RouterPropertiesTest {
     }
 
     @Test
-    void anEmptyEnvironmentProducesTheCoreDefaults() {
-        assertThat(bind(Map.of()).routingConfig())
-                .as("RouterConfig.defaults() is what the core's tests run; the router must run the same")
-                .isEqualTo(RouterConfig.defaults());
+    void settingsWithoutAKeyTakeTheCoresConstants() {
+        RouterConfig c = bind(Map.of()).routingConfig();
+        assertThat(c.loadMerge()).isEqualTo(io.flotilla.router.core.LoadMerge.DELTA);
+        assertThat(c.busy().retryAfterMs()).isEqualTo(RouterConfig.Busy.RETRY_AFTER_MS);
+        assertThat(c.busy().maxRetryAfterMs()).isEqualTo(RouterConfig.Busy.MAX_RETRY_AFTER_MS);
+        assertThat(c.approx().maxEntries()).isEqualTo(RouterConfig.Approx.MAX_ENTRIES);
+        assertThat(c.policies()).as("no policy section: the standard formula").isEmpty();
     }
 
     @Test
@@ -45,5 +50,17 @@ class RouterPropertiesTest {
         assertThat(c.disagg().minUncachedTokens()).isEqualTo(64);
         assertThat(c.sequenceTtl()).isEqualTo(Duration.ofMinutes(1));
         assertThat(c.approx().ttl()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void policySectionsBindPerModelAndTheDefaultSection() {
+        RouterConfig c = bind(Map.of(
+                "flotilla.router.policy.default.scorers.lora-eviction", "1",
+                "flotilla.router.policy.[meta-llama/Llama-3.1-8B].scorers.queue", "2",
+                "flotilla.router.policy.[meta-llama/Llama-3.1-8B].filters", "eligible,lora")).routingConfig();
+        assertThat(c.policies()).containsOnlyKeys(PolicySpec.DEFAULT, "meta-llama/Llama-3.1-8B");
+        assertThat(c.policies().get(PolicySpec.DEFAULT).scorers()).containsExactly(Map.entry("lora-eviction", 1.0));
+        assertThat(c.policies().get("meta-llama/Llama-3.1-8B"))
+                .isEqualTo(new PolicySpec.Section(List.of("eligible", "lora"), Map.of("queue", 2.0)));
     }
 }

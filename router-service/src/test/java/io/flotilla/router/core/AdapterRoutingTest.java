@@ -1,8 +1,8 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.protocol.v1.AdapterSlots;
 import io.flotilla.protocol.v1.TenantIsolation;
-import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import org.junit.jupiter.api.Test;
@@ -20,21 +20,21 @@ import static io.flotilla.router.core.Fixtures.load;
 import static io.flotilla.router.core.Fixtures.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** LoRA adapter affinity and tenant isolation in the filters and the cost (AdapterLoadScorer, Eligibility). */
+/** LoRA adapter affinity and tenant isolation in the filters and the cost (AdapterLoadScorer, LoraFilter, TenancyFilter). */
 class AdapterRoutingTest {
 
-    private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER),
+    private static final RoutingPolicy KV = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER),
             new Random(1));
 
     private static WorkerView worker(String id, Set<String> loaded, Set<String> available, double loadMs,
-                                     TenantIsolation isolation) {
-        return new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "bf16/bs16/paged", id + ":7100",
-                WorkerState.WORKER_STATE_READY, true, Optional.of(SIMPLE), 1000, LoadReport.NONE, KvTierLinks.NONE,
+                                     WorkerView.Isolation isolation) {
+        return new WorkerView(id, WorkerView.Role.AGGREGATED, MODEL, BS, "bf16/bs16/paged", id + ":7100",
+                WorkerView.State.READY, true, Optional.of(SIMPLE), 1000, LoadReport.NONE, KvTierLinks.NONE,
                 new WorkerAdapters(loaded, available, loadMs), isolation);
     }
 
     private static WorkerView adapters(String id, Set<String> loaded, Set<String> available, double loadMs) {
-        return worker(id, loaded, available, loadMs, TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX);
+        return worker(id, loaded, available, loadMs, WorkerView.Isolation.SALT_AFTER_PUBLIC_PREFIX);
     }
 
     private static RoutingRequest onAdapter(String lora, int isl) {
@@ -70,12 +70,12 @@ class AdapterRoutingTest {
 
     @Test
     void aLoadWithoutTimingIsPricedLikeAColdPrefillOfThePrompt() {
-        WorkerView warm = new WorkerView("warm", WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "", "w:1",
-                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE, KvTierLinks.NONE,
-                new WorkerAdapters(Set.of("sql"), Set.of("sql"), 0), TenantIsolation.TENANT_ISOLATION_NONE);
-        WorkerView cold = new WorkerView("cold", WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "", "c:1",
-                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE, KvTierLinks.NONE,
-                new WorkerAdapters(Set.of(), Set.of("sql"), 0), TenantIsolation.TENANT_ISOLATION_NONE);
+        WorkerView warm = new WorkerView("warm", WorkerView.Role.AGGREGATED, MODEL, BS, "", "w:1",
+                WorkerView.State.READY, true, Optional.empty(), 1000, LoadReport.NONE, KvTierLinks.NONE,
+                new WorkerAdapters(Set.of("sql"), Set.of("sql"), 0), WorkerView.Isolation.NONE);
+        WorkerView cold = new WorkerView("cold", WorkerView.Role.AGGREGATED, MODEL, BS, "", "c:1",
+                WorkerView.State.READY, true, Optional.empty(), 1000, LoadReport.NONE, KvTierLinks.NONE,
+                new WorkerAdapters(Set.of(), Set.of("sql"), 0), WorkerView.Isolation.NONE);
         Decision d = KV.decide(onAdapter("sql", 256), snapshot(List.of(cold, warm), Map.of()));
         assertThat(d.unit()).isEqualTo(CostUnit.BLOCKS);
         assertThat(d.workerId()).isEqualTo("warm");
@@ -84,8 +84,8 @@ class AdapterRoutingTest {
 
     @Test
     void aTenantSaltedRequestNeverLandsOnAWorkerThatCannotIsolateTenants() {
-        WorkerView shared = worker("shared", Set.of(), Set.of(), 0, TenantIsolation.TENANT_ISOLATION_NONE);
-        WorkerView vllm = worker("vllm", Set.of(), Set.of(), 0, TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS);
+        WorkerView shared = worker("shared", Set.of(), Set.of(), 0, WorkerView.Isolation.NONE);
+        WorkerView vllm = worker("vllm", Set.of(), Set.of(), 0, WorkerView.Isolation.SALT_ALL_BLOCKS);
         RoutingRequest salted = new RoutingRequest("r", MODEL, 256, BS, Fixtures.chain(7, 16), Set.of(), false, 0, "", true);
         // even with the whole prompt cached on the non-isolating worker
         Decision d = KV.decide(salted, snapshot(List.of(shared, vllm), Map.of("shared", 16)));
@@ -101,13 +101,13 @@ class AdapterRoutingTest {
                 .setAdapters(AdapterSlots.newBuilder().addLoaded("sql").addAvailable("sql").addAvailable("chat")
                         .setMaxLoaded(2).setLoadMs(120))
                 .setTenantIsolation(TenantIsolation.TENANT_ISOLATION_SALT_ALL_BLOCKS).build();
-        WorkerView v = WorkerView.of(status, null, true);
+        WorkerView v = ProtoMapping.workerView(status, null, true);
         assertThat(v.adapters().loaded()).containsExactly("sql");
         assertThat(v.adapters().available()).containsExactlyInAnyOrder("sql", "chat");
         assertThat(v.adapters().loadMs()).isEqualTo(120);
         assertThat(v.isolatesTenants()).isTrue();
         assertThat(v.withLoad(load(1, 2, 3)).adapters()).isEqualTo(v.adapters());
-        WorkerView bare = WorkerView.of(WorkerStatus.newBuilder().setWorkerId("b").setModel(MODEL).setBlockSize(BS).build(),
+        WorkerView bare = ProtoMapping.workerView(WorkerStatus.newBuilder().setWorkerId("b").setModel(MODEL).setBlockSize(BS).build(),
                 null, true);
         assertThat(bare.adapters()).isEqualTo(WorkerAdapters.NONE);
         assertThat(bare.isolatesTenants()).isFalse();

@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -22,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CapacityTest {
 
     /** Decode-busy above 950 of 1000 blocks; prefill-busy above 16,000 queued tokens (1000 blocks · 16). */
-    private static final RoutingPolicy POLICY = new RoutingPolicy(RouterConfig.defaults(), new SplittableRandom(1));
+    private static final RoutingPolicy POLICY = new RoutingPolicy(RouterDefaults.config(), new SplittableRandom(1));
 
     @Test
     void aModelIsSaturatedWhenEveryRoutableServingWorkerIsBusyAndFreeAgainWhenOneDrains() {
@@ -59,7 +57,7 @@ class CapacityTest {
     void suspectAndDrainingWorkersAreListedButNeitherFreeNorCountedAsServing() {
         WorkerView busy = worker("a").withLoad(load(0, 0, 999));
         WorkerView suspect = worker("b").withRoutable(false);
-        WorkerView draining = worker("c").withState(WorkerState.WORKER_STATE_DRAINING);
+        WorkerView draining = worker("c").withState(WorkerView.State.DRAINING);
 
         Capacity c = only(POLICY.capacity(snapshot(List.of(busy, suspect, draining), Map.of())));
         assertThat(c.workers()).hasSize(3);
@@ -73,8 +71,8 @@ class CapacityTest {
 
     @Test
     void withADecodePoolOnlyDecodeWorkersServeAndBusyPrefillWorkersDoNotSaturate() {
-        WorkerView prefill = worker("p", WorkerRole.WORKER_ROLE_PREFILL).withLoad(load(0, 50_000, 0));
-        WorkerView decode = worker("d", WorkerRole.WORKER_ROLE_DECODE);
+        WorkerView prefill = worker("p", WorkerView.Role.PREFILL).withLoad(load(0, 50_000, 0));
+        WorkerView decode = worker("d", WorkerView.Role.DECODE);
 
         Capacity c = only(POLICY.capacity(snapshot(List.of(prefill, decode), Map.of())));
         assertThat(c.saturated()).isFalse();
@@ -94,7 +92,7 @@ class CapacityTest {
 
     @Test
     void withBusyThresholdsOffNothingIsEverSaturated() {
-        RoutingPolicy never = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER), new SplittableRandom(1));
+        RoutingPolicy never = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER), new SplittableRandom(1));
         Capacity c = only(never.capacity(snapshot(List.of(worker("a").withLoad(load(0, 99_999, 999))), Map.of())));
         assertThat(c.saturated()).isFalse();
         assertThat(c.freeWorkers()).isEqualTo(1);
@@ -108,7 +106,7 @@ class CapacityTest {
             int n = 1 + random.nextInt(4);
             List<WorkerView> workers = new java.util.ArrayList<>();
             for (int i = 0; i < n; i++) {
-                WorkerView w = worker("w" + i, random.nextInt(4) == 0 ? WorkerRole.WORKER_ROLE_DECODE : WorkerRole.WORKER_ROLE_AGGREGATED)
+                WorkerView w = worker("w" + i, random.nextInt(4) == 0 ? WorkerView.Role.DECODE : WorkerView.Role.AGGREGATED)
                         .withLoad(load(0, random.nextInt(3) == 0 ? 20_000 : 0, random.nextInt(3) == 0 ? 990 : 10))
                         .withRoutable(random.nextInt(5) != 0);
                 workers.add(w);

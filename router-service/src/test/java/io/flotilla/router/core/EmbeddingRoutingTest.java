@@ -1,10 +1,9 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.protocol.v1.EmbeddingCapability;
 import io.flotilla.protocol.v1.EngineCapabilities;
 import io.flotilla.protocol.v1.RouteRequest;
-import io.flotilla.protocol.v1.TenantIsolation;
-import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.protocol.v1.WorkerStatus;
 import org.junit.jupiter.api.Test;
@@ -24,17 +23,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Embedding requests go only to workers that embed, by load: they bring no KV to match. */
 class EmbeddingRoutingTest {
 
-    private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER),
+    private static final RoutingPolicy KV = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER),
             new Random(1));
 
     private static WorkerView worker(String id, boolean embeds, LoadReport load) {
-        return new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "bf16/bs16/paged", id + ":7100",
-                WorkerState.WORKER_STATE_READY, true, Optional.of(SIMPLE), 1000, load, KvTierLinks.NONE,
-                WorkerAdapters.NONE, TenantIsolation.TENANT_ISOLATION_NONE, embeds);
+        return new WorkerView(id, WorkerView.Role.AGGREGATED, MODEL, BS, "bf16/bs16/paged", id + ":7100",
+                WorkerView.State.READY, true, Optional.of(SIMPLE), 1000, load, KvTierLinks.NONE,
+                WorkerAdapters.NONE, WorkerView.Isolation.NONE, embeds);
     }
 
     private static RoutingRequest embedding(int isl) {
-        return RoutingRequest.fromProto(RouteRequest.newBuilder().setRequestId("e").setModel(MODEL).setIsl(isl)
+        return ProtoMapping.request(RouteRequest.newBuilder().setRequestId("e").setModel(MODEL).setIsl(isl)
                 .setBlockSize(BS).setEmbed(true).build());
     }
 
@@ -61,8 +60,8 @@ class EmbeddingRoutingTest {
     void aWorkerEmbedsWhenItsAdvertisedCapabilitiesCarryAnEmbedding() {
         WorkerStatus.Builder status = WorkerStatus.newBuilder().setWorkerId("w").setModel(MODEL).setBlockSize(BS)
                 .setState(WorkerState.WORKER_STATE_READY);
-        assertThat(WorkerView.of(status.build(), null, true).embeds()).isFalse();
-        assertThat(WorkerView.of(status.setCapabilities(EngineCapabilities.newBuilder()
+        assertThat(ProtoMapping.workerView(status.build(), null, true).embeds()).isFalse();
+        assertThat(ProtoMapping.workerView(status.setCapabilities(EngineCapabilities.newBuilder()
                 .setEmbedding(EmbeddingCapability.newBuilder().setDimensions(256))).build(), null, true).embeds()).isTrue();
     }
 }

@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 
 import java.util.Map;
 import java.util.Optional;
@@ -23,17 +21,17 @@ public final class Fixtures {
     }
 
     public static WorkerView worker(String id) {
-        return worker(id, WorkerRole.WORKER_ROLE_AGGREGATED);
+        return worker(id, WorkerView.Role.AGGREGATED);
     }
 
-    public static WorkerView worker(String id, WorkerRole role) {
-        return new WorkerView(id, role, MODEL, BS, "bf16/bs16/paged", id + ":7100", WorkerState.WORKER_STATE_READY,
+    public static WorkerView worker(String id, WorkerView.Role role) {
+        return new WorkerView(id, role, MODEL, BS, "bf16/bs16/paged", id + ":7100", WorkerView.State.READY,
                 true, Optional.of(SIMPLE), 1000, LoadReport.NONE);
     }
 
     public static WorkerView untimed(String id) {
-        return new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, MODEL, BS, "", id + ":7100",
-                WorkerState.WORKER_STATE_READY, true, Optional.empty(), 1000, LoadReport.NONE);
+        return new WorkerView(id, WorkerView.Role.AGGREGATED, MODEL, BS, "", id + ":7100",
+                WorkerView.State.READY, true, Optional.empty(), 1000, LoadReport.NONE);
     }
 
     public static WorkerView withBlockSize(WorkerView w, int blockSize) {

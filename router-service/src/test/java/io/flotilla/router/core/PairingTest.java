@@ -1,6 +1,6 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerRole;
+import io.flotilla.router.wire.ProtoMapping;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
-import static io.flotilla.protocol.v1.WorkerRole.WORKER_ROLE_DECODE;
-import static io.flotilla.protocol.v1.WorkerRole.WORKER_ROLE_PREFILL;
+import static io.flotilla.router.core.WorkerView.Role.DECODE;
+import static io.flotilla.router.core.WorkerView.Role.PREFILL;
 import static io.flotilla.router.core.Fixtures.BS;
 import static io.flotilla.router.core.Fixtures.MODEL;
 import static io.flotilla.router.core.Fixtures.load;
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PairingTest {
 
     private static final RoutingPolicy POLICY = new RoutingPolicy(
-            RouterConfig.defaults().withBusy(new RouterConfig.Busy(RouterConfig.Threshold.absolute(10_000),
+            RouterDefaults.config().withBusy(new RouterConfig.Busy(RouterConfig.Threshold.absolute(10_000),
                     RouterConfig.Threshold.DISABLED, 1000, 100, 30_000)), new Random(1));
 
     private static RoutingRequest request(int isl, boolean allowDisagg) {
@@ -29,8 +29,8 @@ class PairingTest {
     }
 
     private static final List<WorkerView> PD = List.of(
-            worker("p1", WORKER_ROLE_PREFILL), worker("p2", WORKER_ROLE_PREFILL).withLoad(load(0, 3000, 0)),
-            worker("d1", WORKER_ROLE_DECODE).withLoad(load(0, 0, 300)), worker("d2", WORKER_ROLE_DECODE),
+            worker("p1", PREFILL), worker("p2", PREFILL).withLoad(load(0, 3000, 0)),
+            worker("d1", DECODE).withLoad(load(0, 0, 300)), worker("d2", DECODE),
             worker("agg"));
 
     @Test
@@ -43,7 +43,7 @@ class PairingTest {
         assertThat(d.newPrefillTokens()).isEqualTo(4096);
         assertThat(d.prefillTarget()).isEqualTo("p1");
         assertThat(d.scores()).containsKeys("d1", "d2", "prefill:p1", "prefill:p2").doesNotContainKey("agg");
-        assertThat(d.toProto().getPrefillWorkerId()).isEqualTo("p1");
+        assertThat(ProtoMapping.decision(d).getPrefillWorkerId()).isEqualTo("p1");
     }
 
     @Test
@@ -71,9 +71,9 @@ class PairingTest {
         assertThat(notAllowed.workerId()).isIn("d1", "d2");
 
         List<WorkerView> overloaded = List.of(
-                worker("p1", WORKER_ROLE_PREFILL).withLoad(load(0, 20_000, 0)),
-                worker("p2", WORKER_ROLE_PREFILL).withLoad(load(0, 20_000, 0)),
-                worker("d1", WORKER_ROLE_DECODE));
+                worker("p1", PREFILL).withLoad(load(0, 20_000, 0)),
+                worker("p2", PREFILL).withLoad(load(0, 20_000, 0)),
+                worker("d1", DECODE));
         Decision fallback = POLICY.decide(request(4096, true), snapshot(overloaded, Map.of()));
         assertThat(fallback.routed()).isTrue();
         assertThat(fallback.disaggregated()).isFalse();
@@ -82,7 +82,7 @@ class PairingTest {
 
     @Test
     void aggregatedWorkersAreDecodeTargetsOnlyWhenNoDecodePoolExists() {
-        List<WorkerView> noDecode = List.of(worker("p1", WORKER_ROLE_PREFILL), worker("agg1"), worker("agg2"));
+        List<WorkerView> noDecode = List.of(worker("p1", PREFILL), worker("agg1"), worker("agg2"));
         Decision d = POLICY.decide(request(4096, true), snapshot(noDecode, Map.of()));
         assertThat(d.prefillWorkerId()).isEqualTo("p1");
         assertThat(d.workerId()).isIn("agg1", "agg2");
@@ -93,7 +93,7 @@ class PairingTest {
 
     @Test
     void onlyPrefillWorkersLeftMeansNoWorker() {
-        List<WorkerView> onlyPrefill = List.of(worker("p1", WorkerRole.WORKER_ROLE_PREFILL));
+        List<WorkerView> onlyPrefill = List.of(worker("p1", WorkerView.Role.PREFILL));
         assertThat(POLICY.decide(request(4096, true), snapshot(onlyPrefill, Map.of())).outcome())
                 .isEqualTo(Decision.Outcome.NO_WORKER);
     }

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PreviousWorkerHintTest {
 
-    private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER), new Random(1));
+    private static final RoutingPolicy KV = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER), new Random(1));
 
     private static Map<String, KvOverlap> overlaps(Map<String, Integer> blocks) {
         Map<String, KvOverlap> out = new java.util.HashMap<>();

@@ -1,8 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.TenantIsolation;
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 import io.flotilla.router.booking.LoadRanking;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -64,18 +61,18 @@ class PrunedDecisionPropertyTest {
             boolean untimed = profiles == 2 && rnd.nextInt(4) == 0;
             WorkerTiming timing = profiles != 1 ? Fixtures.MOCKER : rnd.nextInt(5) == 0 ? HUMPED
                     : rnd.nextBoolean() ? FAST : Fixtures.MOCKER;
-            WorkerRole role = withDecode && i == 0 ? WorkerRole.WORKER_ROLE_DECODE
-                    : rnd.nextInt(8) == 0 ? WorkerRole.WORKER_ROLE_UNSPECIFIED : WorkerRole.WORKER_ROLE_AGGREGATED;
+            WorkerView.Role role = withDecode && i == 0 ? WorkerView.Role.DECODE
+                    : rnd.nextInt(8) == 0 ? WorkerView.Role.UNSPECIFIED : WorkerView.Role.AGGREGATED;
             WorkerAdapters adapters = rnd.nextInt(3) == 0 ? WorkerAdapters.NONE
                     : new WorkerAdapters(rnd.nextBoolean() ? Set.of("a1") : Set.of(), Set.of("a1"), rnd.nextInt(400));
             workers.add(new WorkerView(id, role, rnd.nextInt(10) == 0 ? "other" : MODEL, rnd.nextInt(10) == 0 ? 32 : BS,
-                    "", id + ":1", rnd.nextInt(10) == 0 ? WorkerState.WORKER_STATE_DRAINING : WorkerState.WORKER_STATE_READY,
+                    "", id + ":1", rnd.nextInt(10) == 0 ? WorkerView.State.DRAINING : WorkerView.State.READY,
                     rnd.nextInt(10) != 0, untimed ? Optional.empty() : Optional.of(timing),
                     untimed && rnd.nextBoolean() ? 0 : capacity,
                     new LoadReport(rnd.nextInt(50), rnd.nextInt(20 / scale + 1), rnd.nextInt(60_000 / scale),
                             rnd.nextInt(capacity / scale)),
-                    KvTierLinks.NONE, adapters, rnd.nextInt(4) == 0 ? TenantIsolation.TENANT_ISOLATION_NONE
-                    : TenantIsolation.TENANT_ISOLATION_SALT_AFTER_PUBLIC_PREFIX));
+                    KvTierLinks.NONE, adapters, rnd.nextInt(4) == 0 ? WorkerView.Isolation.NONE
+                    : WorkerView.Isolation.SALT_AFTER_PUBLIC_PREFIX));
             if (rnd.nextInt(4) == 0) {
                 overlaps.put(id, rnd.nextInt(200));
             }
@@ -96,10 +93,10 @@ class PrunedDecisionPropertyTest {
         RoutingRequest r = new RoutingRequest("r", MODEL, blocks * BS + rnd.nextInt(BS), BS,
                 Fixtures.chain(seed, blocks), exclude, rnd.nextBoolean(), rnd.nextInt(2000),
                 rnd.nextInt(3) == 0 ? "a1" : "", rnd.nextInt(4) == 0);
-        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterConfig.Busy.DEFAULT
+        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterDefaults.config().busy()
                 : new RouterConfig.Busy(RouterConfig.Threshold.absolute(rnd.nextInt(70_000)),
                 RouterConfig.Threshold.fraction(0.3 + rnd.nextDouble()), 1000, 100, 30_000);
-        RouterConfig config = RouterConfig.defaults()
+        RouterConfig config = RouterDefaults.config()
                 .withStrategy(rnd.nextBoolean() ? Strategy.KV : Strategy.LOAD)
                 .withLoadMerge(LoadMerge.values()[rnd.nextInt(LoadMerge.values().length)])
                 .withWeights(new RouterConfig.Weights(rnd.nextDouble() * 2, rnd.nextDouble() * 2, rnd.nextDouble() * 2))
@@ -175,7 +172,7 @@ class PrunedDecisionPropertyTest {
         int n = r.bookedBlocks();
         long promptBlocks = ((long) r.islTokens() + BS - 1) / BS;
         for (WorkerView v : s.snapshot().workers()) {
-            if (!Eligibility.eligible(r, v) || v.isPrefill() || (credit(s) && s.snapshot().overlapOf(v.id()) > 0)) {
+            if (!FilterChain.STANDARD.admits(r, v) || v.isPrefill() || (credit(s) && s.snapshot().overlapOf(v.id()) > 0)) {
                 continue;
             }
             Candidate c = Candidate.of(r, v, 0, s.snapshot().activeLoadOf(v.id()), s.snapshot().bookedAtReportOf(v.id()),

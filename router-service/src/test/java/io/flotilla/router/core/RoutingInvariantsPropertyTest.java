@@ -1,7 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -23,11 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RoutingInvariantsPropertyTest {
 
-    private static final WorkerRole[] ROLES = {WorkerRole.WORKER_ROLE_AGGREGATED, WorkerRole.WORKER_ROLE_PREFILL,
-            WorkerRole.WORKER_ROLE_DECODE, WorkerRole.WORKER_ROLE_UNSPECIFIED};
-    private static final WorkerState[] STATES = {WorkerState.WORKER_STATE_READY, WorkerState.WORKER_STATE_READY,
-            WorkerState.WORKER_STATE_READY, WorkerState.WORKER_STATE_STARTING, WorkerState.WORKER_STATE_DRAINING,
-            WorkerState.WORKER_STATE_UNHEALTHY, WorkerState.WORKER_STATE_STOPPED};
+    private static final WorkerView.Role[] ROLES = {WorkerView.Role.AGGREGATED, WorkerView.Role.PREFILL,
+            WorkerView.Role.DECODE, WorkerView.Role.UNSPECIFIED};
+    private static final WorkerView.State[] STATES = {WorkerView.State.READY, WorkerView.State.READY,
+            WorkerView.State.READY, WorkerView.State.STARTING, WorkerView.State.DRAINING,
+            WorkerView.State.UNHEALTHY, WorkerView.State.STOPPED};
 
     private record Scenario(RoutingRequest request, ClusterSnapshot snapshot, RouterConfig config) {
     }
@@ -62,10 +60,10 @@ class RoutingInvariantsPropertyTest {
         RoutingRequest r = new RoutingRequest("r", Fixtures.MODEL, blocks * 16 + rnd.nextInt(16), 16,
                 Fixtures.chain(seed, blocks), exclude, rnd.nextBoolean(), rnd.nextInt(2000));
         OverlapSource source = OverlapSource.values()[rnd.nextInt(3)];
-        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterConfig.Busy.DEFAULT
+        RouterConfig.Busy busy = rnd.nextBoolean() ? RouterDefaults.config().busy()
                 : new RouterConfig.Busy(RouterConfig.Threshold.absolute(rnd.nextInt(40_000)),
                 RouterConfig.Threshold.fraction(rnd.nextDouble()), 1000, 100, 30_000);
-        RouterConfig config = RouterConfig.defaults()
+        RouterConfig config = RouterDefaults.config()
                 .withStrategy(Strategy.values()[rnd.nextInt(Strategy.values().length)])
                 .withLoadMerge(LoadMerge.values()[rnd.nextInt(LoadMerge.values().length)])
                 .withBusy(busy)
@@ -73,9 +71,9 @@ class RoutingInvariantsPropertyTest {
         return new Scenario(r, new ClusterSnapshot(workers, overlaps, source, booked), config);
     }
 
-    /** The filter rules restated independently of {@link Eligibility}, so a broken filter fails here. */
+    /** The filter rules restated independently of {@link FilterChain}, so a broken filter fails here. */
     private static boolean allowed(RoutingRequest r, WorkerView w) {
-        return w.state() == WorkerState.WORKER_STATE_READY && w.routable() && w.model().equals(r.model())
+        return w.state() == WorkerView.State.READY && w.routable() && w.model().equals(r.model())
                 && w.blockSize() == r.blockSize() && !r.exclude().contains(w.id());
     }
 
@@ -86,16 +84,16 @@ class RoutingInvariantsPropertyTest {
         Map<String, WorkerView> byId = new HashMap<>();
         s.snapshot().workers().forEach(w -> byId.put(w.id(), w));
         boolean anyGenerator = s.snapshot().workers().stream()
-                .anyMatch(w -> allowed(s.request(), w) && w.role() != WorkerRole.WORKER_ROLE_PREFILL);
+                .anyMatch(w -> allowed(s.request(), w) && w.role() != WorkerView.Role.PREFILL);
         switch (d.outcome()) {
             case ROUTED -> {
                 WorkerView w = byId.get(d.workerId());
                 assertThat(allowed(s.request(), w)).isTrue();
-                assertThat(w.role()).isNotEqualTo(WorkerRole.WORKER_ROLE_PREFILL);
+                assertThat(w.role()).isNotEqualTo(WorkerView.Role.PREFILL);
                 if (d.disaggregated()) {
                     WorkerView p = byId.get(d.prefillWorkerId());
                     assertThat(allowed(s.request(), p)).isTrue();
-                    assertThat(p.role()).isEqualTo(WorkerRole.WORKER_ROLE_PREFILL);
+                    assertThat(p.role()).isEqualTo(WorkerView.Role.PREFILL);
                     assertThat(s.request().allowDisagg()).isTrue();
                     assertThat(d.newPrefillTokens()).isGreaterThan(s.config().disagg().minUncachedTokens());
                 }

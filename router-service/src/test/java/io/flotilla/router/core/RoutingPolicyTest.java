@@ -1,8 +1,8 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.protocol.v1.RouteDecision;
 import io.flotilla.protocol.v1.RoutingMode;
-import io.flotilla.protocol.v1.WorkerState;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ class RoutingPolicyTest {
         return new RoutingPolicy(config, new Random(1));
     }
 
-    private static final RoutingPolicy KV = policy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER));
+    private static final RoutingPolicy KV = policy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER));
 
     @Test
     void prefersTheWorkerHoldingThePrefixWhenLoadIsEven() {
@@ -60,8 +60,8 @@ class RoutingPolicyTest {
                 Fixtures.withModel(worker("other-model"), "other"),
                 worker("excluded"),
                 worker("suspect").withRoutable(false),
-                worker("draining").withState(WorkerState.WORKER_STATE_DRAINING),
-                worker("starting").withState(WorkerState.WORKER_STATE_STARTING),
+                worker("draining").withState(WorkerView.State.DRAINING),
+                worker("starting").withState(WorkerView.State.STARTING),
                 worker("ok").withLoad(load(5, 50_000, 900))));
         Map<String, Integer> overlaps = Map.of("bs32", 128, "other-model", 128, "excluded", 128, "suspect", 128,
                 "draining", 128, "starting", 128);
@@ -94,7 +94,7 @@ class RoutingPolicyTest {
     void loadModeIgnoresOverlapAndBaselinesIgnoreCosts() {
         RoutingRequest r = Fixtures.request("r", 2048);
         List<WorkerView> workers = List.of(worker("a"), worker("b").withLoad(load(0, 100, 0)), worker("c"));
-        RouterConfig base = RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER);
+        RouterConfig base = RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER);
         Decision load = policy(base.withStrategy(Strategy.LOAD)).decide(r, snapshot(workers, Map.of("b", 128)));
         assertThat(load.modeUsed()).isEqualTo(ModeUsed.LOAD);
         assertThat(load.workerId()).isEqualTo("a");
@@ -127,7 +127,7 @@ class RoutingPolicyTest {
     void busyWorkersAreSkippedAndAllBusyAnswersWithARetryHint() {
         RouterConfig.Busy busy = new RouterConfig.Busy(RouterConfig.Threshold.absolute(1000),
                 RouterConfig.Threshold.fraction(0.9), 1000, 100, 30_000);
-        RoutingPolicy p = policy(RouterConfig.defaults().withBusy(busy));
+        RoutingPolicy p = policy(RouterDefaults.config().withBusy(busy));
         RoutingRequest r = Fixtures.request("r", 256);
         WorkerView a = worker("a").withLoad(load(0, 5000, 0));  // prefill-busy, holds the prefix
         WorkerView b = worker("b").withLoad(load(0, 500, 0));
@@ -137,7 +137,7 @@ class RoutingPolicyTest {
         Decision all = p.decide(r, snapshot(List.of(a, b2), Map.of("a", 16)));
         assertThat(all.outcome()).isEqualTo(Decision.Outcome.BUSY);
         assertThat(all.retryAfterMs()).isEqualTo(210);
-        assertThat(all.toProto().getBusy()).isTrue();
+        assertThat(ProtoMapping.decision(all).getBusy()).isTrue();
 
         WorkerView c = worker("c").withLoad(load(0, 0, 950)); // decode-busy: no drain estimate
         Decision decodeBusy = p.decide(r, snapshot(List.of(c), Map.of()));
@@ -170,17 +170,17 @@ class RoutingPolicyTest {
     @Test
     void requiresOnlyWhatItsScorersRead() {
         assertThat(KV.requires()).containsExactlyInAnyOrder(Signal.KV_OVERLAP, Signal.LOAD, Signal.TIMING);
-        RouterConfig base = RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER);
+        RouterConfig base = RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER);
         assertThat(policy(base.withStrategy(Strategy.LOAD)).requires()).containsExactlyInAnyOrder(Signal.LOAD, Signal.TIMING);
         assertThat(policy(base.withStrategy(Strategy.ROUND_ROBIN)).requires()).isEmpty();
-        assertThat(policy(RouterConfig.defaults().withStrategy(Strategy.RANDOM)).requires()).containsExactly(Signal.LOAD);
+        assertThat(policy(RouterDefaults.config().withStrategy(Strategy.RANDOM)).requires()).containsExactly(Signal.LOAD);
     }
 
     @Test
     void wireFormCarriesTheModeUsed() {
         RoutingRequest r = Fixtures.request("r", 1024);
         Decision d = KV.decide(r, new ClusterSnapshot(List.of(worker("a")), Map.of("a", 8), OverlapSource.APPROX, Map.of()));
-        RouteDecision wire = d.toProto();
+        RouteDecision wire = ProtoMapping.decision(d);
         assertThat(wire.getWorkerId()).isEqualTo("a");
         assertThat(wire.getWorkerEndpoint()).isEqualTo("a:7100");
         assertThat(wire.getOverlapBlocks()).isEqualTo(8);

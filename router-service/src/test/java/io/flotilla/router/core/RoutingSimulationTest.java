@@ -1,6 +1,5 @@
 package io.flotilla.router.core;
 
-import io.flotilla.protocol.v1.WorkerState;
 import org.junit.jupiter.api.Test;
 
 import java.util.EnumSet;
@@ -29,7 +28,7 @@ class RoutingSimulationTest {
     }
 
     private static RoutingPolicy policy(Strategy strategy, long seed) {
-        return new RoutingPolicy(RouterConfig.defaults().withStrategy(strategy), new Random(seed));
+        return new RoutingPolicy(RouterDefaults.config().withStrategy(strategy), new Random(seed));
     }
 
     /** Cache affinity only: the worker holding the longest prefix, whatever its queue. */
@@ -37,7 +36,7 @@ class RoutingSimulationTest {
         WorkerView best = null;
         int bestOverlap = -1;
         for (WorkerView w : s.workers()) {
-            if (Eligibility.eligible(r, w) && s.overlapOf(w.id()) > bestOverlap) {
+            if (FilterChain.STANDARD.admits(r, w) && s.overlapOf(w.id()) > bestOverlap) {
                 best = w;
                 bestOverlap = s.overlapOf(w.id());
             }
@@ -154,7 +153,7 @@ class RoutingSimulationTest {
         c.replaceView(Fixtures.withBlockSize(c.membership.get("w-bs32-engine"), 32));
         c.addReplica("r0", policy(Strategy.KV, 6));
         c.at(10_000, () -> c.setRoutable("w1", false));                   // a failed call marks it suspect
-        c.at(15_000, () -> c.replaceView(c.membership.get("w2").withState(WorkerState.WORKER_STATE_DRAINING)));
+        c.at(15_000, () -> c.replaceView(c.membership.get("w2").withState(WorkerView.State.DRAINING)));
         c.at(20_000, () -> c.setRoutable("w1", true));                    // it answers again
         c.run(Workloads.unique(Workloads.poisson(8, 30_000, t -> 10), 32, 64, 1, 8));
 

@@ -46,7 +46,7 @@ class ScorerTableTest {
                  boolean credit, CostUnit unit, double speedup, double expected) {
         RoutingRequest r = Fixtures.request("r", isl, Fixtures.chain(1, isl / 16));
         Candidate c = candidate(r, overlap, 0, reportedQ, bookedQ, bookedPrompts, 0, 0, merge, speedup);
-        Scorer s = credit ? PrefillScorer.withCacheCredit() : PrefillScorer.withoutCacheCredit();
+        Scorer s = credit ? PrefillScorer.withCacheCredit() : PrefillScorer.withCacheCredit().withoutCacheCredit();
         assertThat(s.cost(new Scorer.ScoringContext(r, unit), c)).isCloseTo(expected, within(1e-9));
     }
 
@@ -93,7 +93,8 @@ class ScorerTableTest {
     void weightsLiveInTheCostModel(double wp, double wd, double wq, double expected) {
         RoutingRequest r = new RoutingRequest("r", Fixtures.MODEL, 1024, 16, new long[0], java.util.Set.of(), false, 576);
         Candidate c = candidate(r, 32, 3, 3000, 500, 1, 400, 0, LoadMerge.MAX, 1);
-        CostModel m = CostModel.aggregated(PrefillScorer.withCacheCredit(), new RouterConfig.Weights(wp, wd, wq));
+        CostModel m = PluginRegistry.standard().assemble(PolicySpec.standard(new RouterConfig.Weights(wp, wd, wq)), true)
+                .full(true);
         double[] costs = m.costs(r, CostUnit.MILLISECONDS, List.of(c));
         assertThat(costs[0]).isCloseTo(expected, within(1e-9));
     }

@@ -2,8 +2,6 @@ package io.flotilla.router.core;
 
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.booking.SequenceChange;
-import io.flotilla.protocol.v1.WorkerRole;
-import io.flotilla.protocol.v1.WorkerState;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,15 +80,15 @@ final class SimCluster {
     SimWorker addWorker(String id, WorkerTiming timing, int capacityBlocks) {
         SimWorker w = new SimWorker(this, id, timing, capacityBlocks);
         workers.put(id, w);
-        membership.put(id, new WorkerView(id, WorkerRole.WORKER_ROLE_AGGREGATED, Fixtures.MODEL, Fixtures.BS, "",
-                id + ":7100", WorkerState.WORKER_STATE_READY, true, Optional.of(timing), capacityBlocks,
+        membership.put(id, new WorkerView(id, WorkerView.Role.AGGREGATED, Fixtures.MODEL, Fixtures.BS, "",
+                id + ":7100", WorkerView.State.READY, true, Optional.of(timing), capacityBlocks,
                 LoadReport.NONE));
         return w;
     }
 
     Replica addReplica(String id, BiFunction<RoutingRequest, ClusterSnapshot, Decision> decider, Collection<Signal> requires) {
         Replica r = new Replica(id, decider, EnumSet.copyOf(requires),
-                BookingLedger.create(id, RouterConfig.defaults()));
+                BookingLedger.create(id, RouterDefaults.config()));
         replicas.add(r);
         return r;
     }
@@ -143,7 +141,7 @@ final class SimCluster {
             return;
         }
         WorkerView chosen = membership.get(d.workerId());
-        if (chosen == null || !Eligibility.eligible(a.request(), chosen)) {
+        if (chosen == null || !FilterChain.STANDARD.admits(a.request(), chosen)) {
             violations.add("t=" + now + " " + a.request().requestId() + " routed to ineligible " + d.workerId());
         }
         workers.get(d.workerId()).accept(new SimWorker.Job(a, d, replica));

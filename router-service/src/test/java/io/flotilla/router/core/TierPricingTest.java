@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TierPricingTest {
 
-    private static final RoutingPolicy KV = new RoutingPolicy(RouterConfig.defaults().withBusy(RouterConfig.Busy.NEVER),
+    private static final RoutingPolicy KV = new RoutingPolicy(RouterDefaults.config().withBusy(RouterConfig.Busy.NEVER),
             new Random(1));
     /** 256 KiB blocks over PCIe 4.0 x16 and an NVMe drive: both links beat recomputing 16 tokens (0.24 ms). */
     private static final KvTierLinks LINKS = new KvTierLinks(256 << 10, 25e9, 3e9);

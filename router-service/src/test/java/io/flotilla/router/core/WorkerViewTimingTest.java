@@ -1,5 +1,6 @@
 package io.flotilla.router.core;
 
+import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.protocol.v1.EngineTiming;
 import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerLoad;
@@ -26,7 +27,7 @@ class WorkerViewTimingTest {
 
     @Test
     void aRealEngineWithoutLearnedTimingIsPricedInBlocks() {
-        WorkerView v = WorkerView.of(status().build(), WorkerLoad.newBuilder().setWorkerId("w").setEpoch(1).build(), true);
+        WorkerView v = ProtoMapping.workerView(status().build(), WorkerLoad.newBuilder().setWorkerId("w").setEpoch(1).build(), true);
         assertThat(v.timing()).isEmpty();
         assertThat(v.totalKvBlocks()).isEqualTo(2000);
         Candidate c = new Candidate(v, 0, 0, 100, 0, 0, 0, 0);
@@ -37,7 +38,7 @@ class WorkerViewTimingTest {
     void learnedTimingFromTheLoadReportPricesInMilliseconds() {
         WorkerLoad load = WorkerLoad.newBuilder().setWorkerId("w").setEpoch(1).setLearnedTiming(LEARNED)
                 .setPrefillSamples(40).setDecodeSamples(90).build();
-        WorkerView v = WorkerView.of(status().build(), load, true);
+        WorkerView v = ProtoMapping.workerView(status().build(), load, true);
         assertThat(v.timing()).hasValueSatisfying(t -> {
             assertThat(t.prefillMs(1000)).isEqualTo(62.0);
             assertThat(t.decodeMs(0.5)).isEqualTo(12.0);
@@ -48,7 +49,7 @@ class WorkerViewTimingTest {
     @Test
     void theStatussTimingWinsForTheSimulator() {
         EngineTiming sim = EngineTiming.newBuilder().setPrefillB(1).setDecodeD0(2).setSpeedup(1).build();
-        WorkerView v = WorkerView.of(status().setTiming(sim).build(),
+        WorkerView v = ProtoMapping.workerView(status().setTiming(sim).build(),
                 WorkerLoad.newBuilder().setWorkerId("w").setEpoch(1).setLearnedTiming(LEARNED).build(), true);
         assertThat(v.timing()).hasValueSatisfying(t -> assertThat(t.prefillB()).isEqualTo(1));
     }

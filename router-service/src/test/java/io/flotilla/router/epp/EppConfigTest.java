@@ -1,5 +1,6 @@
 package io.flotilla.router.epp;
 
+import io.flotilla.router.core.RouterDefaults;
 import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.client.IndexerClient;
@@ -36,7 +37,7 @@ class EppConfigTest {
 
         @Bean(destroyMethod = "close")
         RequestRouter requestRouter(IndexerClient indexer) {
-            RouterConfig config = RouterConfig.defaults();
+            RouterConfig config = RouterDefaults.config();
             return new RequestRouter(config, new WorkerDirectory(), BookingLedger.create("r", config), indexer,
                     new MockProducer<>(true, null, new StringSerializer(), (t, v) -> new byte[0]),
                     new RouterMetrics(new SimpleMeterRegistry()), Clock.systemUTC(), new SplittableRandom(1), "r");

@@ -1,5 +1,6 @@
 package io.flotilla.router.epp;
 
+import io.flotilla.router.core.RouterDefaults;
 import io.envoyproxy.envoy.config.core.v3.HeaderValueOption;
 import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.flotilla.gateway.tokenize.ChatMessage;
@@ -105,7 +106,7 @@ class EppConformanceTest {
     void start() {
         indexerServer = new GrpcEndpoint("fake-indexer", "127.0.0.1", 0, List.of(index)).start();
         indexer = new IndexerClient("127.0.0.1:" + indexerServer.port(), Duration.ofSeconds(2));
-        RouterConfig config = RouterConfig.defaults();
+        RouterConfig config = RouterDefaults.config();
         router = new RequestRouter(config, new WorkerDirectory(), BookingLedger.create("epp-test", config), indexer,
                 new MockProducer<>(true, null, new StringSerializer(), (topic, value) -> new byte[0]),
                 new RouterMetrics(new SimpleMeterRegistry()), Clock.systemUTC(), new SplittableRandom(7), "epp-test");

@@ -1,5 +1,6 @@
 package io.flotilla.router.kube;
 
+import io.flotilla.router.core.RouterDefaults;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.flotilla.router.booking.BookingLedger;
@@ -53,7 +54,7 @@ class KubernetesConfigTest {
 
         @Bean(destroyMethod = "close")
         RequestRouter requestRouter(IndexerClient indexer) {
-            RouterConfig config = RouterConfig.defaults();
+            RouterConfig config = RouterDefaults.config();
             return new RequestRouter(config, new WorkerDirectory(), BookingLedger.create("r", config), indexer,
                     new MockProducer<>(true, null, new StringSerializer(), (t, v) -> new byte[0]),
                     new RouterMetrics(new SimpleMeterRegistry()), Clock.systemUTC(), new SplittableRandom(1), "r");

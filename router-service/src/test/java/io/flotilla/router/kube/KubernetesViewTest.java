@@ -1,5 +1,6 @@
 package io.flotilla.router.kube;
 
+import io.flotilla.router.core.RouterDefaults;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -53,7 +54,7 @@ class KubernetesViewTest {
     @BeforeEach
     void setUp() {
         indexer = new IndexerClient("127.0.0.1:1", Duration.ofMillis(50));
-        RouterConfig config = RouterConfig.defaults().withStrategy(Strategy.ROUND_ROBIN);
+        RouterConfig config = RouterDefaults.config().withStrategy(Strategy.ROUND_ROBIN);
         router = new RequestRouter(config, new WorkerDirectory(), BookingLedger.create("r", config), indexer,
                 new MockProducer<>(true, null, new StringSerializer(), (t, v) -> new byte[0]),
                 new RouterMetrics(new SimpleMeterRegistry()), Clock.systemUTC(), new SplittableRandom(1), "r");

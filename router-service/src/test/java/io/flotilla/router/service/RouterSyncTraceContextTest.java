@@ -1,5 +1,6 @@
 package io.flotilla.router.service;
 
+import io.flotilla.router.core.RouterDefaults;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.WorkerCapacity;
@@ -39,7 +40,7 @@ class RouterSyncTraceContextTest {
     @Test
     void routerSyncRecordsCarryTheTraceContextOfTheCallThatCausedThem() {
         MockProducer<String, Object> producer = new MockProducer<>(true, null, new StringSerializer(), (t, v) -> new byte[0]);
-        RouterConfig config = RouterConfig.defaults();
+        RouterConfig config = RouterDefaults.config();
         String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
         String spanId = "00f067aa0ba902b7";
         try (IndexerClient indexer = new IndexerClient("127.0.0.1:1", Duration.ofMillis(50))) {

@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Router settings: the one place their defaults are written. {@link #routingConfig()} produces the
@@ -24,6 +25,8 @@ import java.time.Duration;
  *                              logs) is the name and a random suffix, unique per process start
  * @param grpcPort              port of the RouterService gRPC server
  * @param indexerAddress        host:port of the kv-indexer's IndexerService
+ * @param indexerAddresses      host:port of every indexer shard (indexers with {@code flotilla.indexer.sharding.enabled});
+ *                              when set the router asks them all and {@code indexerAddress} is not used
  * @param mode                  routing mode at start-up: kv, load, round-robin or random
  * @param indexerDeadline       a fixed FindMatches deadline; unset (the default), the deadline adapts between
  *                              {@code indexerDeadlineMin} and {@code indexerDeadlineMax}. Past the deadline the router
@@ -59,6 +62,7 @@ public record RouterProperties(
         @DefaultValue("router") @Pattern(regexp = "[A-Za-z0-9._-]+") String name,
         @DefaultValue("7001") @Min(0) @Max(65535) int grpcPort,
         @DefaultValue("localhost:7002") @NotBlank String indexerAddress,
+        @DefaultValue List<@NotBlank String> indexerAddresses,
         @DefaultValue("kv") @Pattern(regexp = "kv|load|round-robin|random") String mode,
         Duration indexerDeadline,
         @DefaultValue("5ms") Duration indexerDeadlineMin,
@@ -104,6 +108,11 @@ public record RouterProperties(
 
     private static RouterConfig.Threshold threshold(double fraction) {
         return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
+    }
+
+    /** The indexers to ask: every shard when {@code indexerAddresses} is set, else the one {@code indexerAddress}. */
+    public List<String> indexers() {
+        return indexerAddresses.isEmpty() ? List.of(indexerAddress) : indexerAddresses;
     }
 
     /** The FindMatches deadline's settings: fixed when {@code indexerDeadline} is set, else adaptive. */

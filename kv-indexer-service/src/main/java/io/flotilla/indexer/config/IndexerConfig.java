@@ -135,6 +135,9 @@ class IndexerConfig {
                 .register(registry);
         FunctionCounter.builder("flotilla.indexer.shard_rebalances", index, IndexService::rebalances)
                 .description("Assignments this shard rebuilt its index for").register(registry);
+        FunctionCounter.builder("flotilla.indexer.shard_partitions_restored", index, IndexService::partitionsRestored)
+                .description("Newly assigned partitions restored from a snapshot (the others are replayed from the start)")
+                .register(registry);
         Gauge.builder("flotilla.indexer.snapshot_age_seconds", index, i -> i.snapshotAgeMs() / 1000.0)
                 .description("Age of the last index snapshot").register(registry);
     }

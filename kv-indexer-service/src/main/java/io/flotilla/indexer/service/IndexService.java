@@ -198,7 +198,7 @@ public final class IndexService implements AutoCloseable {
         long now = clock.millis();
         for (WorkerStatus s : statuses) {
             if (shard != null) {
-                shard.remember(s);
+                shard.remember(s, now);
                 if (!shard.owns(s.getWorkerId())) {
                     continue;
                 }
@@ -238,10 +238,10 @@ public final class IndexService implements AutoCloseable {
         applier.importSnapshot(rebuilt.index(), now).forEach(reconciler::submit);
         kvOffsets.clear();
         kvOffsets.putAll(rebuilt.offsets());
-        for (WorkerStatus s : shard.ownedStatuses()) {
-            follow(applier.onStatus(s, now));
+        for (IndexShard.Heard h : shard.ownedStatuses()) {
+            follow(applier.onStatus(h.status(), h.atMs())); // the lease runs from the record's receipt, as it did
         }
-        shard.publish();
+        shard.publish(); // leases of records heard long ago lapse on the next tick, which also carries the feed's health
         rebalances++;
         return rebuilt.offsets();
     }
@@ -311,6 +311,11 @@ public final class IndexService implements AutoCloseable {
     /** The partitions whose workers this shard answers for; null when this indexer is not a shard (it covers all). */
     public IndexShard.Coverage coverage() {
         return shard == null ? null : shard.coverage();
+    }
+
+    /** Newly assigned partitions this shard restored from a snapshot instead of replaying them from the start. */
+    public long partitionsRestored() {
+        return shard == null ? 0 : shard.restoredPartitions();
     }
 
     /** Assignments this shard has rebuilt for (0 when not a shard). */
@@ -385,17 +390,21 @@ public final class IndexService implements AutoCloseable {
         }
     }
 
-    /** Stops the feeds, writes a last snapshot, then stops the reconciler and the writer. Idempotent. */
+    /**
+     * Stops the feeds, writes a last snapshot, then stops the reconciler and the writer. Idempotent. A shard writes
+     * its snapshot first: leaving the group hands its partitions over at once, and the next owner should find them.
+     */
     @Override
     public synchronized void close() {
         if (writer.isShutdown()) {
             return;
         }
+        if (shard != null) {
+            shutdownSnapshot();
+        }
         feeds.close();
-        try {
-            snapshotNow();
-        } catch (IOException | RuntimeException e) {
-            log.error("could not write the shutdown snapshot: {}", e.toString());
+        if (shard == null) {
+            shutdownSnapshot();
         }
         reconciler.close();
         writer.shutdown();
@@ -403,6 +412,14 @@ public final class IndexService implements AutoCloseable {
             writer.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void shutdownSnapshot() {
+        try {
+            snapshotNow();
+        } catch (IOException | RuntimeException e) {
+            log.error("could not write the shutdown snapshot: {}", e.toString());
         }
     }
 }

@@ -41,6 +41,10 @@ public final class IndexShard {
     public record Coverage(List<Integer> partitions, int count) {
     }
 
+    /** A membership record and when this indexer read it: its lease runs from then, also when applied later. */
+    record Heard(WorkerStatus status, long atMs) {
+    }
+
     /** The index a new assignment starts from, and where each partition resumes (absent: the earliest offset). */
     record Rebuilt(IndexSnapshot index, Map<Integer, Long> offsets) {
     }
@@ -48,10 +52,12 @@ public final class IndexShard {
     private final Path dir;
     private final int keep;
     private final Map<Integer, SnapshotStore> stores = new ConcurrentHashMap<>();
-    private final Map<String, WorkerStatus> statuses = new LinkedHashMap<>();
+    /** The latest membership record of every worker with when it was read (index clock), in the order read. */
+    private final Map<String, Heard> statuses = new LinkedHashMap<>();
     private Set<Integer> owned = Set.of();
     private int count;
     private volatile Coverage coverage = new Coverage(List.of(), 0);
+    private volatile long restored;
 
     IndexShard(Path dir, int keep) {
         this.dir = dir;
@@ -76,13 +82,14 @@ public final class IndexShard {
     }
 
     /** Remembers the worker's latest membership record (of every worker: its partition may come here later). */
-    void remember(WorkerStatus status) {
-        statuses.put(status.getWorkerId(), status);
+    void remember(WorkerStatus status, long atMs) {
+        statuses.remove(status.getWorkerId());
+        statuses.put(status.getWorkerId(), new Heard(status, atMs));
     }
 
     /** The latest membership records of the owned partitions' workers, in the order they were read. */
-    List<WorkerStatus> ownedStatuses() {
-        return statuses.values().stream().filter(s -> owns(s.getWorkerId())).toList();
+    List<Heard> ownedStatuses() {
+        return statuses.values().stream().filter(h -> owns(h.status().getWorkerId())).toList();
     }
 
     /**
@@ -124,6 +131,7 @@ public final class IndexShard {
                     }
                 }
                 offsets.put(p, stored.get().offsets().get(p));
+                restored++;
             }
         }
         log.info("shard rebuilt for partitions {} of {}: kept {}, restored {} from snapshots, the rest from the start",
@@ -162,6 +170,11 @@ public final class IndexShard {
             store(e.getKey()).write(e.getValue().index(), e.getValue().offsets());
         }
         return dir;
+    }
+
+    /** Newly assigned partitions restored from a snapshot (the others replayed from the start). Any thread. */
+    long restoredPartitions() {
+        return restored;
     }
 
     long corruptSnapshots() {

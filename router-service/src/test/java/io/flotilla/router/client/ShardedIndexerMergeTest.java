@@ -1,19 +1,29 @@
 package io.flotilla.router.client;
 
+import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.kafka.WorkerPartitions;
+import io.flotilla.protocol.v1.FindMatchesRequest;
+import io.flotilla.protocol.v1.FindMatchesResponse;
+import io.flotilla.protocol.v1.IndexerServiceGrpc;
+import io.flotilla.protocol.v1.WorkerMatch;
+import io.grpc.stub.StreamObserver;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.flotilla.router.core.KvOverlap;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The merge of indexer shards' answers: a missed shard costs only its own workers' overlap. */
+/** The merge of indexer shards' answers: a missed shard costs only its own workers' overlap (and is counted). */
 class ShardedIndexerMergeTest {
 
     private static final int PARTITIONS = 8;
@@ -92,6 +102,35 @@ class ShardedIndexerMergeTest {
         Optional<IndexerClient.Answer> rebalancing = Optional.of(new IndexerClient.Answer(Map.of(), List.of(), PARTITIONS));
         Map<String, KvOverlap> merged = ShardedIndexer.merge(List.of(shard(0, 4), rebalancing), this::approx).orElseThrow();
         byPartition.get(6).forEach(w -> assertThat(merged.get(w)).isEqualTo(KvOverlap.deviceOnly(1)));
+    }
+
+    /** Over real gRPC: one shard answers for partitions 0–3, the other is down; the merge and the miss counter. */
+    @Test
+    void aShardThatIsDownIsCountedAndOnlyItsWorkersComeFromTheApproximation() throws Exception {
+        String ours = byPartition.get(2).get(0);
+        String theirs = byPartition.get(6).get(0);
+        IndexerServiceGrpc.IndexerServiceImplBase shardA = new IndexerServiceGrpc.IndexerServiceImplBase() {
+            @Override
+            public void findMatches(FindMatchesRequest request, StreamObserver<FindMatchesResponse> observer) {
+                observer.onNext(FindMatchesResponse.newBuilder()
+                        .addMatches(WorkerMatch.newBuilder().setWorkerId(ours).setMatchedBlocks(5))
+                        .addAllPartitions(List.of(0, 1, 2, 3)).setPartitionCount(PARTITIONS).build());
+                observer.onCompleted();
+            }
+        };
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (GrpcEndpoint server = new GrpcEndpoint("shard-a", "127.0.0.1", 0, List.of(shardA)).start();
+             IndexerClient a = new IndexerClient("127.0.0.1:" + server.port(), Duration.ofSeconds(5));
+             IndexerClient b = new IndexerClient("127.0.0.1:1", Duration.ofSeconds(5))) {
+            ShardedIndexer sharded = new ShardedIndexer(List.of(a, b), seq -> Map.of(ours, 1, theirs, 2), registry);
+            CompletableFuture<Optional<Map<String, KvOverlap>>> answer = new CompletableFuture<>();
+            sharded.findMatches("m", 16, new long[]{1, 2, 3}, answer::complete);
+            assertThat(answer.get(10, TimeUnit.SECONDS)).contains(Map.of(ours, KvOverlap.deviceOnly(5),
+                    theirs, KvOverlap.deviceOnly(2)));
+            assertThat(sharded.misses()).containsExactly(0L, 1L);
+            assertThat(registry.get("flotilla.router.indexer.shard_misses").tag("shard", "127.0.0.1:1").counter().count())
+                    .isEqualTo(1.0);
+        }
     }
 
     @Test

@@ -21,11 +21,16 @@ import java.time.Duration;
  *                            anyway, keeps trying in the background and reports Kafka in its health. 0 skips
  *                            the wait (tests without a broker)
  * @param checkInterval       how often the {@code kafka} health component asks the broker
+ * @param kvEventsPartitions  partitions flotilla.kv-events is created with when this service creates it (workers do);
+ *                            unset: the declared 8. An existing topic keeps its count. The partitions bound how many
+ *                            indexer shards get work; set it before the topic exists (adding partitions later moves
+ *                            workers to other partitions)
  */
 @Validated
 @ConfigurationProperties("flotilla.kafka")
 public record FlotillaKafkaProperties(
         @Min(1) @Max(Short.MAX_VALUE) Integer replicationFactor,
         @DefaultValue("15s") @NotNull Duration startupCheckTimeout,
-        @DefaultValue("5s") @NotNull Duration checkInterval) {
+        @DefaultValue("5s") @NotNull Duration checkInterval,
+        @Min(1) @Max(10_000) Integer kvEventsPartitions) {
 }

@@ -3,6 +3,7 @@ package io.flotilla.kafka.boot;
 import io.flotilla.protocol.kafka.KafkaFailures;
 import io.flotilla.protocol.kafka.Topic;
 import io.flotilla.protocol.kafka.TopicAdmin;
+import io.flotilla.protocol.kafka.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.slf4j.Logger;
@@ -181,7 +182,10 @@ public final class KafkaStatus implements AutoCloseable {
     }
 
     private void ensureTopics(Duration timeout) {
-        List<Topic> declared = use.writes();
+        List<Topic> declared = use.writes().stream()
+                .map(t -> properties.kvEventsPartitions() != null && t.name().equals(Topics.KV_EVENTS.name())
+                        ? t.withPartitions(properties.kvEventsPartitions()) : t)
+                .toList();
         try {
             Optional<Short> rf = Optional.ofNullable(properties.replicationFactor()).map(Integer::shortValue);
             TopicAdmin.Result r = TopicAdmin.ensureTopics(admin, declared, rf, timeout);

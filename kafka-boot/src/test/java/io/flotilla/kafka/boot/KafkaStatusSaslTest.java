@@ -55,8 +55,10 @@ class KafkaStatusSaslTest {
     }
 
     private static FlotillaKafkaProperties props(Duration startupWait) {
-        return new FlotillaKafkaProperties(null, startupWait, Duration.ofSeconds(1));
+        return new FlotillaKafkaProperties(null, startupWait, Duration.ofSeconds(1), null);
     }
+
+    private static final int KV_EVENTS_PARTITIONS = 12;
 
     private static KafkaClients clients(Map<String, Object> conf) {
         return new KafkaClients(conf, conf, conf);
@@ -71,7 +73,8 @@ class KafkaStatusSaslTest {
     @Test
     void aServiceCreatesTheTopicsItWritesWithTheirConfigsOnABrokerWithoutAutoCreate() throws Exception {
         KafkaStatus status = new KafkaStatus(clients(broker.clientConfig()),
-                KafkaTopicUse.producerOnly(List.of(Topics.WORKERS, Topics.KV_EVENTS)), props(Duration.ofSeconds(30)),
+                KafkaTopicUse.producerOnly(List.of(Topics.WORKERS, Topics.KV_EVENTS)),
+                new FlotillaKafkaProperties(null, Duration.ofSeconds(30), Duration.ofSeconds(1), KV_EVENTS_PARTITIONS),
                 Clock.systemUTC());
         try {
             status.start();
@@ -86,7 +89,8 @@ class KafkaStatusSaslTest {
             assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
             assertThat(config.get("segment.ms").value()).isEqualTo(Topics.WORKERS.configs().get("segment.ms"));
             assertThat(admin.describeTopics(List.of(Topics.KV_EVENTS.name())).allTopicNames().get(10, TimeUnit.SECONDS)
-                    .get(Topics.KV_EVENTS.name()).partitions()).hasSize(Topics.KV_EVENTS.partitions());
+                    .get(Topics.KV_EVENTS.name()).partitions()).as("flotilla.kafka.kv-events-partitions")
+                    .hasSize(KV_EVENTS_PARTITIONS);
             assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS))
                     .as("nothing else was created: auto-create is off").doesNotContain(Topics.REQUESTS.name());
         }

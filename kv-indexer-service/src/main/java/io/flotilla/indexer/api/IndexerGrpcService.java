@@ -3,6 +3,7 @@ package io.flotilla.indexer.api;
 import io.flotilla.indexer.core.ApplierStats;
 import io.flotilla.indexer.core.WorkerMatch;
 import io.flotilla.indexer.service.IndexService;
+import io.flotilla.indexer.service.IndexShard;
 import io.flotilla.protocol.v1.FindMatchesRequest;
 import io.flotilla.protocol.v1.FindMatchesResponse;
 import io.flotilla.protocol.v1.IndexerServiceGrpc;
@@ -56,6 +57,10 @@ public final class IndexerGrpcService extends IndexerServiceGrpc.IndexerServiceI
         findMatchesTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         long last = index.applier().lastAppliedAtMs();
         resp.setIndexAgeMs(last <= 0 ? -1 : clock.millis() - last);
+        IndexShard.Coverage coverage = index.coverage();
+        if (coverage != null) {
+            resp.addAllPartitions(coverage.partitions()).setPartitionCount(coverage.count());
+        }
         observer.onNext(resp.build());
         observer.onCompleted();
     }

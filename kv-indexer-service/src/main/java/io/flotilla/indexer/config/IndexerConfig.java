@@ -43,7 +43,8 @@ class IndexerConfig {
 
     @Bean
     IndexService indexService(IndexerProperties properties, KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
-        return new IndexService(properties, new KafkaIndexFeeds(kafka.consumer(), feeds, clock), clock);
+        String shardGroup = properties.sharding().enabled() ? properties.sharding().groupId() : null;
+        return new IndexService(properties, new KafkaIndexFeeds(kafka.consumer(), feeds, clock, shardGroup), clock);
     }
 
     /**
@@ -129,6 +130,14 @@ class IndexerConfig {
                 .description("Workers the index follows").register(registry);
         Gauge.builder("flotilla.indexer.consumer_lag", index, IndexService::consumerLag)
                 .description("kv-events records not yet applied").register(registry);
+        Gauge.builder("flotilla.indexer.shard_partitions", index, i -> i.coverage() == null ? -1 : i.coverage().partitions().size())
+                .description("kv-events partitions this shard is assigned; -1 when the indexer is not a shard (it reads all)")
+                .register(registry);
+        FunctionCounter.builder("flotilla.indexer.shard_rebalances", index, IndexService::rebalances)
+                .description("Assignments this shard rebuilt its index for").register(registry);
+        FunctionCounter.builder("flotilla.indexer.shard_partitions_restored", index, IndexService::partitionsRestored)
+                .description("Newly assigned partitions restored from a snapshot (the others are replayed from the start)")
+                .register(registry);
         Gauge.builder("flotilla.indexer.snapshot_age_seconds", index, i -> i.snapshotAgeMs() / 1000.0)
                 .description("Age of the last index snapshot").register(registry);
     }

@@ -6,6 +6,7 @@ import io.flotilla.protocol.v1.WorkerStatus;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Where the indexer's inputs come from: membership ({@code flotilla.workers}, from its start), KV event
@@ -26,6 +27,13 @@ public interface IndexFeeds extends AutoCloseable {
         void statuses(List<WorkerStatus> statuses);
 
         void loads(List<WorkerLoad> loads);
+
+        /**
+         * A sharded KV feed was assigned {@code partitions} (the whole assignment) of {@code partitionCount}: the
+         * indexer rebuilds for them and answers where each resumes (partition → next offset; absent: the earliest).
+         * Called on the feed's thread, which waits for the answer before it reads on.
+         */
+        Map<Integer, Long> assigned(Set<Integer> partitions, int partitionCount);
     }
 
     /** Starts reading membership from the start of its topic. */
@@ -34,7 +42,10 @@ public interface IndexFeeds extends AutoCloseable {
     /** True once the membership feed has read to the end of its topic (replayed every worker). */
     boolean membershipCaughtUp();
 
-    /** Starts reading KV events from {@code kvFrom} (partition → next offset; others from the start) and load from now. */
+    /**
+     * Starts reading KV events from {@code kvFrom} (partition → next offset; others from the start) and load from now.
+     * A sharded feed reads only the partitions its group assigns and asks {@link Sink#assigned} where they start.
+     */
     void startKvAndLoad(Map<Integer, Long> kvFrom, Sink sink);
 
     /** Whether the membership feed reads now. */

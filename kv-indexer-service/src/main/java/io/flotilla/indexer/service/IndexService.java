@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +46,11 @@ import java.util.function.Supplier;
  * from the earliest offset when there is none, or when a rebuild is asked for). Membership is read first,
  * from the start of its compacted topic; the KV and load feeds start once it has caught up, so replayed
  * batches of a live worker meet its current lease, or after {@code membershipCatchUp} when Kafka is slow.
+ *
+ * <p>Sharded ({@code flotilla.indexer.sharding.enabled}): the KV feed is a consumer group member and this indexer
+ * follows only the workers of its assigned partitions ({@link IndexShard}); nothing is restored at start-up, each
+ * assignment is (snapshots per partition), and membership, load and reconciliation answers of other workers are
+ * left out of the applier.
  */
 public final class IndexService implements AutoCloseable {
 
@@ -56,6 +62,10 @@ public final class IndexService implements AutoCloseable {
     private final Clock clock;
     private final SnapshotStore snapshots;
     private final Reconciler reconciler;
+    /** Null unless this indexer is a shard. */
+    private final IndexShard shard;
+    /** Writer thread: the next assignment ignores snapshots and current content (a rebuild was asked for). */
+    private boolean shardFromScratch;
     private final ThreadPoolExecutor writer;
     /** Written by the writer thread only. */
     private final Map<Integer, Long> kvOffsets = new HashMap<>();
@@ -74,9 +84,15 @@ public final class IndexService implements AutoCloseable {
         public void loads(List<WorkerLoad> loads) {
             write(() -> applyLoads(loads));
         }
+
+        @Override
+        public Map<Integer, Long> assigned(Set<Integer> partitions, int partitionCount) {
+            return call(() -> reassign(partitions, partitionCount));
+        }
     };
     private volatile KvEventApplier applier;
     private volatile long lastSnapshotMs = -1;
+    private volatile long rebalances;
     /** Writer thread: KV start offsets waiting for membership to catch up, and since when; null once started. */
     private Map<Integer, Long> pendingKvFrom;
     private long membershipStartedAtMs;
@@ -87,6 +103,8 @@ public final class IndexService implements AutoCloseable {
         this.feeds = feeds;
         this.clock = clock;
         this.snapshots = new SnapshotStore(Path.of(properties.snapshotDir()), properties.snapshotsKept());
+        this.shard = properties.sharding().enabled()
+                ? new IndexShard(Path.of(properties.snapshotDir()), properties.snapshotsKept()) : null;
         this.applier = newApplier();
         this.reconciler = new Reconciler(id -> applier.endpointOf(id), snapshot -> write(() -> applySnapshot(snapshot)),
                 properties.reconcileConcurrency(), properties.reconcileTimeout(), properties.reconcileAttempts());
@@ -111,7 +129,9 @@ public final class IndexService implements AutoCloseable {
     public void start() {
         call(() -> {
             Map<Integer, Long> from = Map.of();
-            if (!properties.rebuildOnStart()) {
+            if (shard != null) {
+                shardFromScratch = properties.rebuildOnStart(); // each assignment restores its partitions
+            } else if (!properties.rebuildOnStart()) {
                 Optional<SnapshotStore.Stored> stored = snapshots.loadNewest();
                 if (stored.isPresent()) {
                     from = restore(stored.get());
@@ -151,6 +171,7 @@ public final class IndexService implements AutoCloseable {
         call(() -> {
             applier = newApplier();
             kvOffsets.clear();
+            shardFromScratch = shard != null;
             startFeeds(Map.of());
             return null;
         });
@@ -163,6 +184,9 @@ public final class IndexService implements AutoCloseable {
     private void applyKv(List<IndexFeeds.KvRecord> records) {
         long now = clock.millis();
         for (IndexFeeds.KvRecord r : records) {
+            if (shard != null && !shard.ownsPartition(r.partition())) {
+                continue; // read before this shard lost the partition
+            }
             kvOffsets.put(r.partition(), r.offset() + 1);
             if (r.batch() != null) {
                 follow(applier.onBatch(r.batch(), now));
@@ -173,6 +197,12 @@ public final class IndexService implements AutoCloseable {
     private void applyStatuses(List<WorkerStatus> statuses) {
         long now = clock.millis();
         for (WorkerStatus s : statuses) {
+            if (shard != null) {
+                shard.remember(s, now);
+                if (!shard.owns(s.getWorkerId())) {
+                    continue;
+                }
+            }
             follow(applier.onStatus(s, now));
         }
     }
@@ -180,12 +210,40 @@ public final class IndexService implements AutoCloseable {
     private void applyLoads(List<WorkerLoad> loads) {
         long now = clock.millis();
         for (WorkerLoad l : loads) {
+            if (shard != null && !shard.owns(l.getWorkerId())) {
+                continue;
+            }
             follow(applier.onLoad(l, now));
         }
     }
 
     private void applySnapshot(KvSnapshot snapshot) {
+        if (shard != null && !shard.owns(snapshot.getWorkerId())) {
+            return; // the worker's partition moved away while its snapshot was fetched
+        }
         follow(applier.onSnapshot(snapshot, clock.millis()));
+    }
+
+    /**
+     * Writer thread: the shard's new assignment. The index is rebuilt for it (kept partitions as they are, new ones
+     * from their snapshots), then the owned workers' latest membership records are applied, as after a restart.
+     */
+    private Map<Integer, Long> reassign(Set<Integer> partitions, int partitionCount) {
+        long now = clock.millis();
+        IndexSnapshot current = shardFromScratch ? new IndexSnapshot(now, List.of()) : applier.exportSnapshot(now);
+        IndexShard.Rebuilt rebuilt = shard.rebuild(current, Map.copyOf(kvOffsets), partitions, partitionCount,
+                shardFromScratch, now);
+        shardFromScratch = false;
+        applier = newApplier();
+        applier.importSnapshot(rebuilt.index(), now).forEach(reconciler::submit);
+        kvOffsets.clear();
+        kvOffsets.putAll(rebuilt.offsets());
+        for (IndexShard.Heard h : shard.ownedStatuses()) {
+            follow(applier.onStatus(h.status(), h.atMs())); // the lease runs from the record's receipt, as it did
+        }
+        shard.publish(); // leases of records heard long ago lapse on the next tick, which also carries the feed's health
+        rebalances++;
+        return rebuilt.offsets();
     }
 
     private void follow(Outcome outcome) {
@@ -228,6 +286,17 @@ public final class IndexService implements AutoCloseable {
     public Path snapshotNow() throws IOException {
         record Export(IndexSnapshot snapshot, Map<Integer, Long> offsets) {
         }
+        if (shard != null) {
+            record Parts(Map<Integer, IndexShard.Rebuilt> parts, long takenAtMs) {
+            }
+            Parts parts = call(() -> {
+                IndexSnapshot all = applier.exportSnapshot(clock.millis());
+                return new Parts(shard.split(all, kvOffsets), all.takenAtMs());
+            });
+            Path dir = shard.write(parts.parts());
+            lastSnapshotMs = parts.takenAtMs();
+            return dir;
+        }
         Export e = call(() -> new Export(applier.exportSnapshot(clock.millis()), Map.copyOf(kvOffsets)));
         Path file = snapshots.write(e.snapshot(), e.offsets());
         lastSnapshotMs = e.snapshot().takenAtMs();
@@ -237,6 +306,21 @@ public final class IndexService implements AutoCloseable {
     /** Matched leading blocks per worker, only for workers of the request's block size and model. Any thread. */
     public List<WorkerMatch> findMatches(String model, int blockSize, long[] seqHashes) {
         return applier.findMatches(model, blockSize, seqHashes);
+    }
+
+    /** The partitions whose workers this shard answers for; null when this indexer is not a shard (it covers all). */
+    public IndexShard.Coverage coverage() {
+        return shard == null ? null : shard.coverage();
+    }
+
+    /** Newly assigned partitions this shard restored from a snapshot instead of replaying them from the start. */
+    public long partitionsRestored() {
+        return shard == null ? 0 : shard.restoredPartitions();
+    }
+
+    /** Assignments this shard has rebuilt for (0 when not a shard). */
+    public long rebalances() {
+        return rebalances;
     }
 
     public KvEventApplier applier() {
@@ -265,7 +349,7 @@ public final class IndexService implements AutoCloseable {
     }
 
     public long corruptSnapshots() {
-        return snapshots.corruptSnapshots();
+        return snapshots.corruptSnapshots() + (shard == null ? 0 : shard.corruptSnapshots());
     }
 
     /** Inputs waiting for the writer. */
@@ -306,17 +390,21 @@ public final class IndexService implements AutoCloseable {
         }
     }
 
-    /** Stops the feeds, writes a last snapshot, then stops the reconciler and the writer. Idempotent. */
+    /**
+     * Stops the feeds, writes a last snapshot, then stops the reconciler and the writer. Idempotent. A shard writes
+     * its snapshot first: leaving the group hands its partitions over at once, and the next owner should find them.
+     */
     @Override
     public synchronized void close() {
         if (writer.isShutdown()) {
             return;
         }
+        if (shard != null) {
+            shutdownSnapshot();
+        }
         feeds.close();
-        try {
-            snapshotNow();
-        } catch (IOException | RuntimeException e) {
-            log.error("could not write the shutdown snapshot: {}", e.toString());
+        if (shard == null) {
+            shutdownSnapshot();
         }
         reconciler.close();
         writer.shutdown();
@@ -324,6 +412,14 @@ public final class IndexService implements AutoCloseable {
             writer.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void shutdownSnapshot() {
+        try {
+            snapshotNow();
+        } catch (IOException | RuntimeException e) {
+            log.error("could not write the shutdown snapshot: {}", e.toString());
         }
     }
 }

@@ -16,7 +16,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@link IndexFeeds} from Kafka: one {@link TopicTailer} per topic, built from the service's consumer settings. */
+/**
+ * {@link IndexFeeds} from Kafka: one {@link TopicTailer} per topic, built from the service's consumer settings; a
+ * shard reads kv-events through a {@link ShardedKvFeed} of its consumer group instead.
+ */
 public final class KafkaIndexFeeds implements IndexFeeds {
 
     private final Map<String, Object> consumerConfig;
@@ -25,11 +28,20 @@ public final class KafkaIndexFeeds implements IndexFeeds {
     private final List<TopicTailer<?>> tailers = new ArrayList<>();
     private volatile TopicTailer<WorkerStatus> membership;
     private volatile TopicTailer<KvEventBatch> kv;
+    /** The consumer group of the shards, or null: this indexer reads every partition. */
+    private final String shardGroup;
+    private volatile ShardedKvFeed sharded;
 
     public KafkaIndexFeeds(Map<String, Object> consumerConfig, KafkaFeeds registry, Clock clock) {
+        this(consumerConfig, registry, clock, null);
+    }
+
+    /** @param shardGroup the consumer group this indexer shards kv-events with, or null to read every partition */
+    public KafkaIndexFeeds(Map<String, Object> consumerConfig, KafkaFeeds registry, Clock clock, String shardGroup) {
         this.consumerConfig = consumerConfig;
         this.registry = registry;
         this.clock = clock;
+        this.shardGroup = shardGroup;
     }
 
     @Override
@@ -48,6 +60,11 @@ public final class KafkaIndexFeeds implements IndexFeeds {
 
     @Override
     public synchronized void startKvAndLoad(Map<Integer, Long> kvFrom, Sink sink) {
+        if (shardGroup != null) {
+            sharded = new ShardedKvFeed(consumerConfig, shardGroup, sink, clock).start();
+            startLoad(sink);
+            return;
+        }
         Map<TopicPartition, Long> start = new HashMap<>();
         kvFrom.forEach((p, o) -> start.put(new TopicPartition(Topics.KV_EVENTS.name(), p), o));
         kv = registry.add(new TopicTailer<>("indexer", consumerConfig, Topics.KV_EVENTS.name(),
@@ -58,10 +75,14 @@ public final class KafkaIndexFeeds implements IndexFeeds {
                     }
                     sink.kvRecords(out);
                 }, clock));
+        tailers.add(kv.start());
+        startLoad(sink);
+    }
+
+    private void startLoad(Sink sink) {
         TopicTailer<WorkerLoad> load = registry.add(new TopicTailer<>("indexer", consumerConfig, Topics.WORKER_LOAD.name(),
                 new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                 records -> sink.loads(values(records)), clock));
-        tailers.add(kv.start());
         tailers.add(load.start());
     }
 
@@ -89,12 +110,20 @@ public final class KafkaIndexFeeds implements IndexFeeds {
 
     @Override
     public long kvLag() {
+        ShardedKvFeed s = sharded;
+        if (s != null) {
+            return s.lag();
+        }
         TopicTailer<KvEventBatch> t = kv;
         return t == null ? -1 : t.lag();
     }
 
     @Override
     public synchronized void close() {
+        if (sharded != null) {
+            sharded.close();
+            sharded = null;
+        }
         for (TopicTailer<?> t : tailers) {
             t.close();
             registry.remove(t);

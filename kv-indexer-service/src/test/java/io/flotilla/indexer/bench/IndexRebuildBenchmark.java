@@ -94,7 +94,7 @@ public final class IndexRebuildBenchmark {
 
     private static IndexerProperties properties(Path snapshots, boolean rebuild) {
         return new IndexerProperties(0, snapshots.toString(), Duration.ofHours(1), 3, rebuild, 4, Duration.ofSeconds(2), 3,
-                Duration.ofMillis(250), Duration.ofSeconds(15));
+                Duration.ofMillis(250), Duration.ofSeconds(15), IndexerProperties.Sharding.OFF);
     }
 
     private static KafkaIndexFeeds feeds(KafkaBroker kafka) {

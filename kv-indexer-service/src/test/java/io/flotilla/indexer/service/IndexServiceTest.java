@@ -33,7 +33,7 @@ class IndexServiceTest {
 
     private IndexService service(InMemoryIndexFeeds feeds, Clock clock) {
         return new IndexService(new IndexerProperties(0, snapshots.toString(), Duration.ofHours(1), 3, false, 1,
-                Duration.ofSeconds(1), 1, Duration.ofMillis(250), Duration.ofSeconds(15)), feeds, clock);
+                Duration.ofSeconds(1), 1, Duration.ofMillis(250), Duration.ofSeconds(15), IndexerProperties.Sharding.OFF), feeds, clock);
     }
 
     private static WorkerStatus status(String id, String model, int blockSize, long ts) {

@@ -68,6 +68,10 @@ public final class FlotillaCli {
         @Option(names = "--fleet-per-jvm", paramLabel = "K",
                 description = "With --fleet: workers per worker JVM (default " + FleetOptions.DEFAULT_PER_JVM + ").")
         Integer fleetPerJvm;
+        @Option(names = "--indexer-shards", paramLabel = "N", defaultValue = "1",
+                description = "N kv-indexer processes sharing the KV-event partitions as one Kafka consumer group; every "
+                        + "router asks all of them (default ${DEFAULT-VALUE}: one indexer).")
+        int indexerShards;
         @Option(names = "--prefill", defaultValue = "0", description = "Prefill workers (P/D layout).")
         int prefill;
         @Option(names = "--decode", defaultValue = "0", description = "Decode workers (P/D layout).")
@@ -275,6 +279,7 @@ public final class FlotillaCli {
                 throw new LauncherException("--sim-speedup must be a positive number");
             }
             FleetOptions fleetOptions = fleet(fleet, fleetPerJvm);
+            IndexerShardOptions shardOptions = new IndexerShardOptions(indexerShards);
             if (fleetOptions.enabled() && (workers != null || prefill + decode > 0 || !"sim".equals(engine)
                     || models.size() > 1 || "local".equals(planner) || kvbmHost != null || kvbmDisk != null)) {
                 throw new LauncherException("--fleet runs simulated aggregated workers of one model: it replaces --workers, "
@@ -341,7 +346,8 @@ public final class FlotillaCli {
             tenancy.checkAgainst(gatewayOptions);
             Observability observability = Observability.parse(tracing, tracingEndpoint, tracingSample, jsonLogs);
             LocalCluster cluster = new LocalCluster(home(), stateDir(), System.out, !noCds).tenancy(tenancy)
-                    .workerJit(WorkerJit.parse(workerJit)).observability(observability).fleet(fleetOptions);
+                    .workerJit(WorkerJit.parse(workerJit)).observability(observability).fleet(fleetOptions)
+                    .indexerShards(shardOptions);
             List<RunningService> started = cluster.up(ClusterSpec.builder().workers(aggregated).prefillDecode(prefill, decode)
                     .routerMode(routerMode).externalKafka(kafka).kafkaConfig(clientConfig).simSpeedup(simSpeedup)
                     .planner(plannerOptions).engines(engines).models(served).routers(routers).kvbm(kvbm)

@@ -82,6 +82,14 @@ public final class LocalCluster {
         return this;
     }
 
+    /** The indexer processes of the next {@code up} ({@link IndexerShardOptions#ONE} unless set). */
+    private IndexerShardOptions indexerShards = IndexerShardOptions.ONE;
+
+    LocalCluster indexerShards(IndexerShardOptions shards) {
+        this.indexerShards = shards;
+        return this;
+    }
+
     /** How the workers of the next {@code up} compile, and so every worker started later in that cluster. */
     private WorkerJit workerJit = WorkerJit.QUICK;
 
@@ -130,7 +138,9 @@ public final class LocalCluster {
                         + "existing Redis), or --redis none (every gateway counts its limits alone)");
             }
             checkPortsFree(layout, externalKafka == null);
-            for (ServiceSpec s : fleet.services(layout)) {
+            List<ServiceSpec> extra = new ArrayList<>(fleet.services(layout));
+            extra.addAll(indexerShards.apply(layout.services()).stream().filter(s -> s.name().startsWith("kv-indexer-")).toList());
+            for (ServiceSpec s : extra) {
                 if (ProcessControl.portInUse(s.managementPort())) {
                     throw new LauncherException("port " + s.managementPort() + " (" + s.name() + " mgmt) is already in use");
                 }
@@ -170,7 +180,8 @@ public final class LocalCluster {
                 // Training runs need the broker (a service's Kafka admin waits for it while its context refreshes)
                 // and the free ports; the time they take once per jar is reported apart from the start's.
                 Duration training = classDataSharing ? train(layout) : Duration.ZERO;
-                List<ServiceSpec> specs = withFleet(layout.services(planner, engines), fleet.services(layout)).stream()
+                List<ServiceSpec> specs = withFleet(indexerShards.apply(layout.services(planner, engines)),
+                                fleet.services(layout)).stream()
                         .map(service -> observability.apply(tenancy.apply(service, modelNames(layout)))).toList();
                 for (ServiceSpec service : specs) {
                     RunningService s = processes.launch(service, classDataSharing, workerJit);

@@ -15,6 +15,14 @@ public record Topic(String name, int partitions, Map<String, String> configs) {
         configs = Map.copyOf(configs);
     }
 
+    /** This topic created with {@code n} partitions instead. */
+    public Topic withPartitions(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException(name + ": partitions must be positive, was " + n);
+        }
+        return new Topic(name, n, configs);
+    }
+
     public boolean compacted() {
         return "compact".equals(configs.get("cleanup.policy"));
     }

@@ -103,6 +103,11 @@ public final class BookingLedger {
                 atReport, Map.of(), ranking);
     }
 
+    /** The approximate index's overlap per worker for a prompt (what a decision without the indexer's answer uses). */
+    public Map<String, Integer> approximateOverlaps(long[] seqHashes, Instant now) {
+        return approx.overlaps(seqHashes, now);
+    }
+
     /** The load view every decision starts from, without overlap (capacity views, status, load-only decisions). */
     public ClusterSnapshot loadSnapshot(List<WorkerView> workers) {
         return new ClusterSnapshot(workers, Map.of(), OverlapSource.NONE, sequences.loads(), sequences.loadsAtReport(),

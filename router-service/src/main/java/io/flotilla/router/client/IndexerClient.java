@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * the channel's I/O thread ({@code directExecutor}), so a Route costs no thread hand-off for the
  * indexer's answer and holds no thread while it waits. Callers must not block in the callback.
  */
-public final class IndexerClient implements AutoCloseable {
+public final class IndexerClient implements KvMatches, AutoCloseable {
 
     /** At debug level every call is logged with its latency: the raw material for sizing the deadline. */
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IndexerClient.class);
@@ -53,6 +53,23 @@ public final class IndexerClient implements AutoCloseable {
     private final AtomicLong missed = new AtomicLong();
 
     private final Timer latency;
+    private final String address;
+
+    /**
+     * One indexer's answer: the matched prefix per worker, and which workers it covers: those of {@code partitions}
+     * of flotilla.kv-events' {@code partitionCount} (an indexer shard), or every worker ({@code partitionCount} 0).
+     */
+    public record Answer(Map<String, KvOverlap> matches, java.util.List<Integer> partitions, int partitionCount) {
+
+        public Answer {
+            matches = Map.copyOf(matches);
+            partitions = java.util.List.copyOf(partitions);
+        }
+
+        public boolean coversEveryWorker() {
+            return partitionCount <= 0;
+        }
+    }
 
     /** A client with a fixed deadline and metrics nobody reads. */
     public IndexerClient(String address, Duration deadline) {
@@ -75,6 +92,16 @@ public final class IndexerClient implements AutoCloseable {
     /** @param interceptors run on every call (the router's observation interceptor: trace context and grpc.client metrics) */
     public IndexerClient(String address, DeadlineEstimator deadline, MeterRegistry registry, SharedEventLoop loop,
                          java.util.List<ClientInterceptor> interceptors) {
+        this("indexer", address, deadline, registry, loop, interceptors);
+    }
+
+    /**
+     * @param name the breaker's name ({@code resilience4j_circuitbreaker_*{name}}): {@code indexer} for the one
+     *             indexer, one name per shard when there are several
+     */
+    public IndexerClient(String name, String address, DeadlineEstimator deadline, MeterRegistry registry,
+                         SharedEventLoop loop, java.util.List<ClientInterceptor> interceptors) {
+        this.address = address;
         this.latency = Timer.builder("flotilla.router.indexer.latency")
                 .description("FindMatches calls answered in time, from sent to answer handled (the router's side)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(50_000))
@@ -89,7 +116,7 @@ public final class IndexerClient implements AutoCloseable {
         // The breaker is for an indexer that does not answer, not for one that is sometimes late: while
         // more than one call in five is answered in time, asking is worth its deadline (at 50 % it opened
         // on the misses of a cold start and threw away the answers of the calls it then skipped).
-        this.breaker = CircuitBreaker.of("indexer", CircuitBreakerConfig.custom()
+        this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
@@ -115,7 +142,16 @@ public final class IndexerClient implements AutoCloseable {
      * the indexer did not answer within the deadline. {@code done} runs exactly once: on this thread
      * when the breaker refuses the call, else on the channel's I/O thread.
      */
+    @Override
     public void findMatches(String model, int blockSize, long[] seqHashes, Consumer<Optional<Map<String, KvOverlap>>> done) {
+        ask(model, blockSize, seqHashes, answer -> done.accept(answer.map(Answer::matches)));
+    }
+
+    /**
+     * As {@link #findMatches(String, int, long[], Consumer)}, with the workers the answer covers (an indexer shard
+     * names its partitions).
+     */
+    public void ask(String model, int blockSize, long[] seqHashes, Consumer<Optional<Answer>> done) {
         if (!breaker.tryAcquirePermission()) {
             done.accept(Optional.empty()); // breaker open: do not even try
             return;
@@ -164,7 +200,7 @@ public final class IndexerClient implements AutoCloseable {
                 for (WorkerMatch m : response.getMatchesList()) {
                     out.put(m.getWorkerId(), overlapOf(m));
                 }
-                done.accept(Optional.of(out));
+                done.accept(Optional.of(new Answer(out, response.getPartitionsList(), response.getPartitionCount())));
             }
         });
     }
@@ -194,6 +230,11 @@ public final class IndexerClient implements AutoCloseable {
         } catch (StatusRuntimeException ignored) {
             // the indexer is down; request-path calls find that out through the breaker
         }
+    }
+
+    /** The indexer's host:port. */
+    public String address() {
+        return address;
     }
 
     /** Calls that failed or timed out (not counting those the open breaker skipped). */

@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +28,8 @@ import java.util.Map;
  *                              logs) is the name and a random suffix, unique per process start
  * @param grpcPort              port of the RouterService gRPC server
  * @param indexerAddress        host:port of the kv-indexer's IndexerService
+ * @param indexerAddresses      host:port of every indexer shard (indexers with {@code flotilla.indexer.sharding.enabled});
+ *                              when set the router asks them all and {@code indexerAddress} is not used
  * @param mode                  routing mode at start-up: kv, load, round-robin or random
  * @param indexerDeadline       a fixed FindMatches deadline; unset (the default), the deadline adapts between
  *                              {@code indexerDeadlineMin} and {@code indexerDeadlineMax}. Past the deadline the router
@@ -65,6 +68,7 @@ public record RouterProperties(
         @DefaultValue("router") @Pattern(regexp = "[A-Za-z0-9._-]+") String name,
         @DefaultValue("7001") @Min(0) @Max(65535) int grpcPort,
         @DefaultValue("localhost:7002") @NotBlank String indexerAddress,
+        @DefaultValue List<@NotBlank String> indexerAddresses,
         @DefaultValue("kv") @Pattern(regexp = "kv|load|round-robin|random") String mode,
         Duration indexerDeadline,
         @DefaultValue("5ms") Duration indexerDeadlineMin,
@@ -113,6 +117,11 @@ public record RouterProperties(
 
     private static RouterConfig.Threshold threshold(double fraction) {
         return fraction <= 0 ? RouterConfig.Threshold.DISABLED : RouterConfig.Threshold.fraction(fraction);
+    }
+
+    /** The indexers to ask: every shard when {@code indexerAddresses} is set, else the one {@code indexerAddress}. */
+    public List<String> indexers() {
+        return indexerAddresses.isEmpty() ? List.of(indexerAddress) : indexerAddresses;
     }
 
     /** The FindMatches deadline's settings: fixed when {@code indexerDeadline} is set, else adaptive. */

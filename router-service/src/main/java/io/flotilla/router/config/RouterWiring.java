@@ -15,6 +15,9 @@ import io.flotilla.router.api.RouterEndpoint;
 import io.flotilla.router.api.RouterGrpcService;
 import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.client.IndexerClient;
+import io.flotilla.router.client.IndexerShards;
+import io.flotilla.router.client.KvMatches;
+import io.flotilla.router.client.ShardedIndexer;
 import io.flotilla.router.cluster.SuspectProber;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.booking.BookingLedger;
@@ -69,12 +72,24 @@ class RouterWiring {
         return new SharedEventLoop("router-io");
     }
 
+    /** One client per indexer address: the indexer, or each shard (own deadline, own breaker {@code indexer-<n>}). */
     @Bean(destroyMethod = "close")
-    IndexerClient indexerClient(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop,
+    IndexerShards indexerShards(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop,
                                 ObservationRegistry observations) {
-        IndexerClient client = new IndexerClient(p.indexerAddress(), new DeadlineEstimator(p.indexerDeadlineSettings()),
-                registry, routerEventLoop.getIfAvailable(),
-                java.util.List.of(new ObservationGrpcClientInterceptor(observations)));
+        List<String> addresses = p.indexers();
+        List<IndexerClient> clients = new java.util.ArrayList<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            clients.add(new IndexerClient(addresses.size() == 1 ? "indexer" : "indexer-" + i, addresses.get(i),
+                    new DeadlineEstimator(p.indexerDeadlineSettings()), registry, routerEventLoop.getIfAvailable(),
+                    java.util.List.of(new ObservationGrpcClientInterceptor(observations))));
+        }
+        return new IndexerShards(clients);
+    }
+
+    /** The first indexer client (the only one without shards): its deadline, tail and misses as gauges. */
+    @Bean
+    IndexerClient indexerClient(IndexerShards shards, MeterRegistry registry) {
+        IndexerClient client = shards.first();
         Gauge.builder("flotilla.router.indexer.deadline", client, c -> c.deadline().deadlineNanos() / 1e9)
                 .baseUnit("seconds").description("The FindMatches deadline now").register(registry);
         Gauge.builder("flotilla.router.indexer.tail", client, c -> Math.max(0, c.deadline().tailNanos()) / 1e9)
@@ -112,13 +127,17 @@ class RouterWiring {
     }
 
     @Bean
-    RequestRouter requestRouter(RouterConfig config, RouterProperties p, IndexerClient indexer,
+    RequestRouter requestRouter(RouterConfig config, RouterProperties p, IndexerClient indexer, IndexerShards shards,
                               Producer<String, Object> routerProducer, RouterMetrics metrics, Clock clock,
                               MeterRegistry registry) {
         String routerId = p.name() + "-" + Long.toHexString(new SecureRandom().nextLong());
         long seed = p.seed() != 0 ? p.seed() : System.nanoTime();
-        RequestRouter engine = new RequestRouter(config, new WorkerDirectory(), BookingLedger.create(routerId, config),
-                indexer, routerProducer, metrics, clock, new SplittableRandom(seed), routerId);
+        BookingLedger ledger = BookingLedger.create(routerId, config);
+        KvMatches matches = shards.sharded()
+                ? new ShardedIndexer(shards.clients(), seq -> ledger.approximateOverlaps(seq, clock.instant()), registry)
+                : indexer;
+        RequestRouter engine = new RequestRouter(config, new WorkerDirectory(), ledger, indexer, matches, routerProducer,
+                metrics, clock, new SplittableRandom(seed), routerId);
         Gauge.builder("flotilla.router.workers", engine, e -> e.directory().size())
                 .description("Workers in membership").register(registry);
         Gauge.builder("flotilla.router.active_sequences", engine, e -> e.ledger().sequences().size())
@@ -165,7 +184,7 @@ class RouterWiring {
      * stopping ends the WatchCapacity streams before the gRPC server shuts down (which would wait for them).
      */
     @Bean
-    SmartLifecycle routerFeeds(RequestRouter engine, IndexerClient indexer, CapacityPublisher capacity,
+    SmartLifecycle routerFeeds(RequestRouter engine, IndexerShards indexer, CapacityPublisher capacity,
                                KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
         Map<String, Object> consumer = kafka.consumer();
         return new SmartLifecycle() {
@@ -202,7 +221,7 @@ class RouterWiring {
                 }, 250, 250, TimeUnit.MILLISECONDS);
                 timer.scheduleWithFixedDelay(prober::probe, 1, 1, TimeUnit.SECONDS);
                 timer.scheduleWithFixedDelay(indexer::keepWarm, 0, 1, TimeUnit.SECONDS);
-                timer.scheduleAtFixedRate(indexer.deadline()::roll, 1, 1, TimeUnit.SECONDS);
+                timer.scheduleAtFixedRate(indexer::roll, 1, 1, TimeUnit.SECONDS);
                 running = true;
             }
 

@@ -10,6 +10,7 @@ import io.flotilla.protocol.v1.RouteRequest;
 import io.flotilla.protocol.v1.RouterSync;
 import io.flotilla.router.wire.ProtoMapping;
 import io.flotilla.router.client.IndexerClient;
+import io.flotilla.router.client.KvMatches;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.core.Capacity;
@@ -46,6 +47,8 @@ public final class RequestRouter implements AutoCloseable {
     private final WorkerDirectory directory;
     private final BookingLedger ledger;
     private final IndexerClient indexer;
+    /** Where overlap comes from: {@link #indexer} itself, or every indexer shard. */
+    private final KvMatches matches;
     private final Producer<String, Object> producer;
     private final RouterMetrics metrics;
     private final Clock clock;
@@ -61,6 +64,14 @@ public final class RequestRouter implements AutoCloseable {
     public RequestRouter(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
                         Producer<String, Object> producer, RouterMetrics metrics, Clock clock, RandomGenerator random,
                         String routerId) {
+        this(config, directory, ledger, indexer, indexer, producer, metrics, clock, random, routerId);
+    }
+
+    /** @param matches where overlap comes from when it is not {@code indexer} alone (indexer shards) */
+    public RequestRouter(RouterConfig config, WorkerDirectory directory, BookingLedger ledger, IndexerClient indexer,
+                         KvMatches matches, Producer<String, Object> producer, RouterMetrics metrics, Clock clock,
+                         RandomGenerator random, String routerId) {
+        this.matches = matches;
         this.directory = directory;
         this.ledger = ledger;
         this.indexer = indexer;
@@ -101,11 +112,11 @@ public final class RequestRouter implements AutoCloseable {
             // without asking (a KV decision, not a degraded kv_approx one)
             done.accept(decide(request, p, Map.of(), start, previousWorker));
         } else {
-            indexer.findMatches(request.model(), request.blockSize(), request.seqHashes(), matches -> {
-                if (matches.isEmpty()) {
+            matches.findMatches(request.model(), request.blockSize(), request.seqHashes(), answer -> {
+                if (answer.isEmpty()) {
                     metrics.indexerError();
                 }
-                done.accept(decide(request, p, matches.orElse(null), start, previousWorker));
+                done.accept(decide(request, p, answer.orElse(null), start, previousWorker));
             });
         }
     }

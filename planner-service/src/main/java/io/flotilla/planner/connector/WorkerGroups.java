@@ -3,6 +3,7 @@ package io.flotilla.planner.connector;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -76,6 +77,7 @@ final class WorkerGroups {
     private final Map<Pool, List<Group>> overdue = new EnumMap<>(Pool.class);
     private final Map<Pool, AtomicInteger> whole = new EnumMap<>(Pool.class);
     private final Map<Pool, Counter> removed = new EnumMap<>(Pool.class);
+    private boolean unavailable;
 
     WorkerGroups(KubernetesClient client, String namespace, Clock clock, Duration readyDeadline, MeterRegistry registry) {
         this.client = client;
@@ -85,13 +87,29 @@ final class WorkerGroups {
         this.registry = registry;
     }
 
-    /** The pool's LeaderWorkerSet (the first by name when several carry its labels). */
+    /**
+     * The pool's LeaderWorkerSet (the first by name when several carry its labels); empty too where the cluster has no
+     * LeaderWorkerSet API (404) or the planner may not list them (403), logged once.
+     */
     Optional<GenericKubernetesResource> set(Pool pool) {
-        return client.genericKubernetesResources(LWS).inNamespace(namespace)
-                .withLabel(KubernetesConnector.COMPONENT_LABEL, "worker").withLabel(KubernetesConnector.ROLE_LABEL, pool.label())
-                .list().getItems().stream()
-                .filter(s -> s.getMetadata().getDeletionTimestamp() == null)
-                .min(Comparator.comparing(s -> s.getMetadata().getName()));
+        if (unavailable) {
+            return Optional.empty();
+        }
+        try {
+            return client.genericKubernetesResources(LWS).inNamespace(namespace)
+                    .withLabel(KubernetesConnector.COMPONENT_LABEL, "worker").withLabel(KubernetesConnector.ROLE_LABEL, pool.label())
+                    .list().getItems().stream()
+                    .filter(s -> s.getMetadata().getDeletionTimestamp() == null)
+                    .min(Comparator.comparing(s -> s.getMetadata().getName()));
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404 && e.getCode() != 403) {
+                throw e;
+            }
+            unavailable = true;
+            log.info("no LeaderWorkerSets to scale ({}): worker pools are Deployments only", e.getCode() == 404
+                    ? "the cluster has no leaderworkerset.x-k8s.io API" : "the planner may not list leaderworkersets");
+            return Optional.empty();
+        }
     }
 
     static int replicas(GenericKubernetesResource set) {

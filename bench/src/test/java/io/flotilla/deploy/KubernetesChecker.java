@@ -329,7 +329,8 @@ final class KubernetesChecker {
 
     /**
      * What each service's account must be allowed: the planner patches deployments/scale and, electing its leader,
-     * creates and updates leases; the router watches pods and configmaps.
+     * creates and updates leases, and scales leaderworkersets and deletes a partial group's pods; the router watches
+     * pods and configmaps; the gateway watches configmaps.
      */
     private static void checkAccounts(List<Manifest> manifests, List<String> problems) {
         checkRbac(manifests, FlotillaServices.planner().name(), "apps", "deployments/scale", "patch", problems);
@@ -342,6 +343,9 @@ final class KubernetesChecker {
             for (String verb : List.of("list", "watch")) {
                 checkRbac(manifests, FlotillaServices.router().name(), "", resource, verb, problems);
             }
+        }
+        for (String verb : List.of("list", "watch")) {
+            checkRbac(manifests, "gateway", "", "configmaps", verb, problems);
         }
     }
 

@@ -164,6 +164,8 @@ class RuntimeConfigMapTest {
             assertThat(context.getBean(FlowPolicy.class).priority("anyone", null)).isEqualTo(Priority.BATCH);
             assertThat(context.getBean(MeterRegistry.class).get("flotilla.gateway.runtime_config").tag("outcome", "applied")
                     .counter().count()).isEqualTo(1);
+            client.configMaps().inNamespace("ns1").withName("bands").delete();
+            await().atMost(WAIT).until(() -> context.getBean(FlowPolicy.class).priority("anyone", null) == Priority.STANDARD);
         });
     }
 }

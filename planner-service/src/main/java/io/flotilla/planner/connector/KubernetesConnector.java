@@ -133,13 +133,14 @@ public final class KubernetesConnector implements ScalingConnector {
     public synchronized ConnectorView observe(Fleet fleet) {
         PoolCounts current = PoolCounts.NONE;
         Set<Pool> byHand = EnumSet.noneOf(Pool.class);
+        Set<String> notWhole = new HashSet<>();
         for (Pool p : Pool.values()) {
             Optional<Deployment> d = deployment(p);
             Optional<GenericKubernetesResource> set = d.isPresent() ? Optional.empty() : groups.set(p);
             if (d.isEmpty() && set.isEmpty()) {
                 continue;
             }
-            set.ifPresent(s -> groups.observe(p, s));
+            set.ifPresent(s -> notWhole.addAll(groups.observe(p, s)));
             PendingDown down = pending.get(p);
             if (down != null) {
                 current = current.with(p, down.replicas);
@@ -152,7 +153,7 @@ public final class KubernetesConnector implements ScalingConnector {
                 byHand.add(p);
             }
         }
-        return new ConnectorView(current, byHand);
+        return new ConnectorView(current, byHand, notWhole);
     }
 
     @Override

@@ -21,9 +21,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -34,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code spec.replicas} adds groups, lowering it deletes the groups with the highest indices, leader and ranks
  * together (its leader StatefulSet removes the highest ordinals, and a leader pod owns its ranks).
  *
- * <p>An instance is whole when every one of its {@code size} pods is Ready. A group seen incomplete (a rank missing
+ * <p>An instance is whole when every one of its {@code size} pods is Ready; until then its leader's worker counts as
+ * starting, not ready, in the planner's view of the pool. A group seen incomplete (a rank missing
  * or not Ready) for longer than {@code readyDeadline}, on this planner's clock, is overdue: the connector removes it
  * whole by deleting its pods (the controller recreates the group from scratch, as its {@code RecreateGroupOnPodRestart}
  * policy does after a pod failure), so a group never stays partial. Counted in
@@ -147,12 +150,15 @@ final class WorkerGroups {
     /**
      * Reads the set's groups: updates the whole-group gauge, starts or ends each group's incomplete time, and keeps the
      * groups incomplete for longer than the deadline for {@link #overdue}.
+     *
+     * @return the leaders (worker ids) of the groups that are not whole
      */
-    void observe(Pool pool, GenericKubernetesResource set) {
+    Set<String> observe(Pool pool, GenericKubernetesResource set) {
         int size = size(set);
         List<Group> groups = groups(set);
         Instant now = clock.instant();
         int wholeNow = 0;
+        Set<String> notWhole = new HashSet<>();
         List<Group> late = new ArrayList<>();
         String prefix = set.getMetadata().getName() + "/";
         incompleteSince.keySet().removeIf(k -> k.startsWith(prefix) && groups.stream().noneMatch(g -> g.key().equals(k)));
@@ -164,6 +170,9 @@ final class WorkerGroups {
                 wholeNow++;
                 incompleteSince.remove(g.key());
                 continue;
+            }
+            if (g.leader() != null) {
+                notWhole.add(g.leader());
             }
             Instant since = incompleteSince.computeIfAbsent(g.key(), k -> now);
             if (!now.isBefore(since.plus(readyDeadline))) {
@@ -177,6 +186,7 @@ final class WorkerGroups {
             return n;
         }).set(wholeNow);
         overdue.put(pool, List.copyOf(late));
+        return notWhole;
     }
 
     /** Groups of the pool incomplete for longer than the deadline at the last {@link #observe}. */

@@ -126,11 +126,16 @@ class KubernetesGroupsTest {
         assertThat(set().getMetadata().getAnnotations()).containsEntry(KubernetesConnector.APPLIED_ANNOTATION, "3");
 
         group(2, 3); // the controller's new group: three of four pods Ready so far
-        assertThat(connector.observe(leaders(0, 1)).current().get(Pool.AGGREGATED)).isEqualTo(3);
+        ConnectorView view = connector.observe(leaders(0, 1, 2));
+        assertThat(view.current().get(Pool.AGGREGATED)).isEqualTo(3);
         assertThat(whole()).isEqualTo(2);
+        assertThat(view.notWhole()).containsExactly(SET + "-2"); // its leader registered, but the instance is not ready
+        Fleet planned = leaders(0, 1, 2).starting(view.notWhole());
+        assertThat(planned.ready().get(Pool.AGGREGATED)).isEqualTo(2);
+        assertThat(planned.get(SET + "-2").orElseThrow().live()).isTrue(); // still part of the pool, drained on scale-down
         client.pods().inNamespace(NS).withName(SET + "-2-3").edit(p -> new PodBuilder(p).editStatus().editFirstCondition()
                 .withStatus("True").endCondition().endStatus().build());
-        connector.observe(leaders(0, 1, 2));
+        assertThat(connector.observe(leaders(0, 1, 2)).notWhole()).isEmpty();
         assertThat(whole()).isEqualTo(3);
         assertThat(drains).isEmpty();
     }

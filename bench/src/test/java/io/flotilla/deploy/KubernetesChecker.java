@@ -27,6 +27,8 @@ final class KubernetesChecker {
     /** Worker Deployments are {@code worker-<role>}; each pod is one worker with worker 0's ports. */
     static final List<String> WORKER_ROLES = List.of("aggregated", "prefill", "decode");
     static final String GPU_RESOURCE = "nvidia.com/gpu";
+    /** A multi-pod worker: a group per instance ({@code leaderworkerset.x-k8s.io}). */
+    static final String LWS = "LeaderWorkerSet";
 
     /** One YAML document and the file it came from. */
     record Manifest(String file, Map<String, Object> doc) {
@@ -57,22 +59,21 @@ final class KubernetesChecker {
         expected.put("gateway", FlotillaServices.gateway(FlotillaServices.KUBERNETES_ROUTER_ADDRESS));
         WORKER_ROLES.forEach(role -> expected.put("worker-" + role, FlotillaServices.worker(0)));
         for (String name : expected.keySet()) {
-            if (find(manifests, "Deployment", name).isEmpty()) {
+            boolean groups = name.startsWith("worker-") && find(manifests, LWS, name).isPresent();
+            if (find(manifests, "Deployment", name).isEmpty() && !groups) {
                 problems.add("k8s: no Deployment " + name);
             }
         }
-        for (Manifest m : manifests) {
-            if ("Deployment".equals(m.kind()) || "StatefulSet".equals(m.kind())) {
-                String service = serviceOf(expected.keySet(), m.name());
-                ServiceSpec spec = service == null ? null : expected.get(service);
-                if ("router".equals(service) && eppEnabled(m)) {
-                    spec = FlotillaServices.routerEpp();
-                }
-                String role = service != null && service.startsWith("worker-") ? service.substring("worker-".length()) : null;
-                checkWorkload(m, spec, role, problems);
-                if (spec != null) {
-                    checkDisruptionBudget(manifests, m, problems);
-                }
+        for (Manifest m : workloads(manifests)) {
+            String service = serviceOf(expected.keySet(), m.name());
+            ServiceSpec spec = service == null ? null : expected.get(service);
+            if ("router".equals(service) && eppEnabled(m)) {
+                spec = FlotillaServices.routerEpp();
+            }
+            String role = service != null && service.startsWith("worker-") ? service.substring("worker-".length()) : null;
+            checkWorkload(m, spec, role, problems);
+            if (spec != null) {
+                checkDisruptionBudget(manifests, m, problems);
             }
         }
         for (ServiceSpec spec : FlotillaServices.controlServices()) {
@@ -84,6 +85,32 @@ final class KubernetesChecker {
         checkService(manifests, "kafka", Set.of(Ports.KAFKA), false, problems);
         checkAccounts(manifests, problems);
         return problems;
+    }
+
+    /**
+     * The Deployments and StatefulSets, and each LeaderWorkerSet as two workloads: its leader template (the pod that
+     * is the group's worker, named as the set) and its worker template (the other ranks, {@code <set> (ranks)}, which
+     * run no Flotilla image).
+     */
+    static List<Manifest> workloads(List<Manifest> manifests) {
+        List<Manifest> workloads = new ArrayList<>();
+        for (Manifest m : manifests) {
+            if ("Deployment".equals(m.kind()) || "StatefulSet".equals(m.kind())) {
+                workloads.add(m);
+            } else if (LWS.equals(m.kind())) {
+                Map<String, Object> template = map(map(m.doc(), "spec"), "leaderWorkerTemplate");
+                workloads.add(groupTemplate(m, m.name(), template.get("leaderTemplate")));
+                if (template.get("workerTemplate") != null) {
+                    workloads.add(groupTemplate(m, m.name() + " (ranks)", template.get("workerTemplate")));
+                }
+            }
+        }
+        return workloads;
+    }
+
+    private static Manifest groupTemplate(Manifest set, String name, Object podTemplate) {
+        return new Manifest(set.file(), Map.of("kind", LWS, "metadata", Map.of("name", name),
+                "spec", Map.of("template", podTemplate == null ? Map.of() : podTemplate)));
     }
 
     /** One workload; {@code spec} null means it must run only third-party images (e.g. Kafka). */
@@ -173,10 +200,7 @@ final class KubernetesChecker {
      */
     static List<String> checkImageTags(List<Manifest> manifests, String version) {
         List<String> problems = new ArrayList<>();
-        for (Manifest m : manifests) {
-            if (!"Deployment".equals(m.kind()) && !"StatefulSet".equals(m.kind())) {
-                continue;
-            }
+        for (Manifest m : workloads(manifests)) {
             Map<String, Object> pod = map(map(m.doc(), "spec"), "template");
             List<Object> containers = new ArrayList<>(list(pod.get("spec"), "containers"));
             containers.addAll(list(pod.get("spec"), "initContainers"));
@@ -305,10 +329,13 @@ final class KubernetesChecker {
 
     /**
      * What each service's account must be allowed: the planner patches deployments/scale and, electing its leader,
-     * creates and updates leases; the router watches pods and configmaps.
+     * creates and updates leases, and scales leaderworkersets and deletes a partial group's pods; the router watches
+     * pods and configmaps; the gateway watches configmaps.
      */
     private static void checkAccounts(List<Manifest> manifests, List<String> problems) {
         checkRbac(manifests, FlotillaServices.planner().name(), "apps", "deployments/scale", "patch", problems);
+        checkRbac(manifests, FlotillaServices.planner().name(), "leaderworkerset.x-k8s.io", "leaderworkersets", "patch", problems);
+        checkRbac(manifests, FlotillaServices.planner().name(), "", "pods", "delete", problems);
         for (String verb : List.of("get", "create", "update")) {
             checkRbac(manifests, FlotillaServices.planner().name(), "coordination.k8s.io", "leases", verb, problems);
         }
@@ -316,6 +343,9 @@ final class KubernetesChecker {
             for (String verb : List.of("list", "watch")) {
                 checkRbac(manifests, FlotillaServices.router().name(), "", resource, verb, problems);
             }
+        }
+        for (String verb : List.of("list", "watch")) {
+            checkRbac(manifests, "gateway", "", "configmaps", verb, problems);
         }
     }
 

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,7 +35,7 @@ class KubernetesOverlaysTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"k8s/", "k8s/overlays/pd/", "k8s/overlays/epp/", "k8s/overlays/monitoring/",
-            "deploy/k8s-two-models/"})
+            "k8s/overlays/multinode/", "deploy/k8s-two-models/"})
     @Timeout(180)
     void renderedOverlayPassesTheChecker(String dir, @TempDir Path tmp) throws Exception {
         List<KubernetesChecker.Manifest> manifests = render(dir, tmp);
@@ -55,6 +56,34 @@ class KubernetesOverlaysTest {
         assertThat(replicas(manifests, "worker-aggregated")).isEqualTo("0");
         assertThat(replicas(manifests, "worker-prefill")).isEqualTo("1");
         assertThat(replicas(manifests, "worker-decode")).isEqualTo("1");
+    }
+
+    /**
+     * The multinode overlay's aggregated instances are LeaderWorkerSet groups (the Deployment is gone, so the planner
+     * scales the groups), and the checker looks inside a group's templates: a leader without the worker agent is
+     * reported.
+     */
+    @Test
+    @Timeout(180)
+    void multinodeOverlayRunsAggregatedInstancesAsLeaderWorkerSetGroups(@TempDir Path tmp) throws Exception {
+        List<KubernetesChecker.Manifest> manifests = render("k8s/overlays/multinode/", tmp);
+        assertThat(manifests).noneMatch(m -> "Deployment".equals(m.kind()) && "worker-aggregated".equals(m.name()));
+        KubernetesChecker.Manifest set = manifests.stream().filter(m -> KubernetesChecker.LWS.equals(m.kind())).findFirst()
+                .orElseThrow();
+        assertThat(Descriptors.map(set.doc(), "metadata").get("labels")).asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("flotilla.io/component", "worker")
+                .containsEntry("flotilla.io/role", "aggregated");
+        Map<String, Object> template = Descriptors.map(Descriptors.map(set.doc(), "spec"), "leaderWorkerTemplate");
+        assertThat(template.get("size")).isEqualTo(2);
+        assertThat(template.get("restartPolicy")).isEqualTo("RecreateGroupOnPodRestart");
+
+        Map<String, Object> leaderless = new java.util.HashMap<>(set.doc());
+        leaderless.put("spec", Map.of("leaderWorkerTemplate", Map.of("size", 2, "leaderTemplate",
+                Descriptors.map(template, "workerTemplate"))));
+        List<KubernetesChecker.Manifest> broken = new ArrayList<>(manifests);
+        broken.replaceAll(m -> m == set ? new KubernetesChecker.Manifest(m.file(), leaderless) : m);
+        assertThat(new KubernetesChecker(Descriptors.checker()).check(broken))
+                .anyMatch(p -> p.contains("LeaderWorkerSet/worker-aggregated: no container runs a flotilla/worker-agent image"));
     }
 
     @Test

@@ -52,6 +52,7 @@ import java.util.Map;
  * @param responses         the store of {@code /v1/responses}
  * @param promptCache       chat prompts kept by their message list, so that a conversation that resends its
  *                          history tokenizes and hashes only its new messages
+ * @param kubernetes        on Kubernetes: the runtime ConfigMap of flow-control bands and the rate limit
  */
 @Validated
 @ConfigurationProperties("flotilla.gateway")
@@ -77,7 +78,8 @@ public record GatewayProperties(
         Map<String, Model> models,
         @DefaultValue @Valid PrefixIsolation prefixIsolation,
         @DefaultValue @Valid Responses responses,
-        @DefaultValue @Valid PromptCache promptCache) {
+        @DefaultValue @Valid PromptCache promptCache,
+        @DefaultValue @Valid Kubernetes kubernetes) {
 
     public GatewayProperties {
         models = models == null ? Map.of() : Map.copyOf(models);
@@ -396,5 +398,19 @@ public record GatewayProperties(
         public boolean allowDisaggOrDefault() {
             return allowDisagg == null || allowDisagg;
         }
+    }
+
+    /**
+     * The gateway on Kubernetes; off outside it.
+     *
+     * @param enabled   watch the runtime ConfigMap {@code configMap} of {@code namespace}
+     * @param namespace namespace of the ConfigMap (the gateway's own, on Kubernetes)
+     * @param configMap name of the ConfigMap whose data sets flow-control bands and the rate limit at run time (while
+     *                  it does not exist, the gateway runs as configured)
+     */
+    public record Kubernetes(
+            @DefaultValue("false") boolean enabled,
+            @DefaultValue("flotilla") @NotBlank String namespace,
+            @DefaultValue("flotilla-gateway-runtime") @NotBlank String configMap) {
     }
 }

@@ -9,6 +9,10 @@ import java.util.Map;
  * priority, else the default), its flow's DRR weight, its tenant label on metrics, and its queue
  * timeout ({@code x-flotilla-queue-timeout}, else the model's, capped by the client's own timeout).
  * A flow is an API key id or, without keys, a tenant.
+ *
+ * <p>The bands ({@link Bands}: the default band and each flow's settings) may be replaced at run time
+ * ({@link #replace}, from the runtime ConfigMap); a request reads one version whole, and a request already
+ * queued keeps the band it was given.
  */
 public final class FlowPolicy {
 
@@ -22,14 +26,33 @@ public final class FlowPolicy {
     public record Tenant(Priority priority, Priority maxPriority, int weight) {
     }
 
-    private final Priority defaultPriority;
-    private final Map<String, Tenant> tenants;
+    /**
+     * The band settings, replaced whole.
+     *
+     * @param defaultPriority the band of requests whose flow names none
+     * @param tenants         each configured flow's settings
+     */
+    public record Bands(Priority defaultPriority, Map<String, Tenant> tenants) {
+        public Bands {
+            tenants = Map.copyOf(tenants);
+        }
+    }
+
+    private volatile Bands bands;
     private final Duration maxQueueTimeout;
 
     public FlowPolicy(Priority defaultPriority, Map<String, Tenant> tenants, Duration maxQueueTimeout) {
-        this.defaultPriority = defaultPriority;
-        this.tenants = Map.copyOf(tenants);
+        this.bands = new Bands(defaultPriority, tenants);
         this.maxQueueTimeout = maxQueueTimeout;
+    }
+
+    public Bands bands() {
+        return bands;
+    }
+
+    /** Replaces the band settings for every request that asks after this returns. */
+    public void replace(Bands next) {
+        this.bands = next;
     }
 
     /**
@@ -37,9 +60,10 @@ public final class FlowPolicy {
      * unknown band, ({@link FlowRejection.PriorityNotAllowed}) for one above the flow's maximum.
      */
     public Priority priority(String flow, String header) {
-        Tenant t = tenants.get(flow);
+        Bands b = bands;
+        Tenant t = b.tenants().get(flow);
         if (header == null || header.isBlank()) {
-            return t != null && t.priority() != null ? t.priority() : defaultPriority;
+            return t != null && t.priority() != null ? t.priority() : b.defaultPriority();
         }
         Priority asked = Priority.parse(header);
         if (asked == null) {
@@ -53,13 +77,13 @@ public final class FlowPolicy {
     }
 
     public long weight(String flow) {
-        Tenant t = tenants.get(flow);
+        Tenant t = bands.tenants().get(flow);
         return t == null ? 1 : Math.max(1, t.weight());
     }
 
     /** The tenant tag of {@code flow} on metrics: itself when configured, else {@code other}. */
     public String label(String flow) {
-        return tenants.containsKey(flow) ? flow : FlowMetrics.OTHER;
+        return bands.tenants().containsKey(flow) ? flow : FlowMetrics.OTHER;
     }
 
     /**

@@ -44,7 +44,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * clocks should agree (NTP) to well under a period.
  *
  * <p>Keys are API key ids (bounded by the configured keys) or {@code anonymous}: one local bucket and
- * one remote handle per key, kept for the process's life.
+ * one remote handle per key, kept while the limit stays the same.
+ *
+ * <p>The limit may change at run time ({@link #reconfigure}, from the runtime ConfigMap): every key starts a fresh
+ * bucket of the new size. The shared buckets' Redis keys name the limit ({@code rate:<n>/<period ms>:<key>}), so
+ * replicas that have applied the same limit draw from the same buckets, and those of an old limit expire on
+ * their own.
  */
 public final class KeyRateLimits {
 
@@ -60,15 +65,27 @@ public final class KeyRateLimits {
 
     static final String LIMIT = "rate";
 
-    private final int perPeriod;
-    private final Duration period;
-    private final BucketConfiguration configuration;
+    /** One limit and the buckets drawn under it; replaced whole by {@link #reconfigure}. */
+    private record Limit(int perPeriod, Duration period, BucketConfiguration configuration, String keyPrefix,
+                         Map<String, Bucket> local, Map<String, AsyncBucketProxy> shared) {
+
+        static Limit of(int perPeriod, Duration period, String prefix) {
+            if (perPeriod < 1 || period.isNegative() || period.isZero() || period.toNanos() < perPeriod) {
+                throw new IllegalArgumentException("a rate limit needs a positive count and period (at most one request "
+                        + "per nanosecond), was " + perPeriod + " per " + period);
+            }
+            return new Limit(perPeriod, period, BucketConfiguration.builder()
+                    .addLimit(Bandwidth.builder().capacity(perPeriod).refillIntervally(perPeriod, period).build())
+                    .build(), prefix + perPeriod + "/" + period.toMillis() + ":", new ConcurrentHashMap<>(),
+                    new ConcurrentHashMap<>());
+        }
+    }
+
     private final TimeMeter clock;
     private final LimitStore store;
     private final LimitMetrics metrics;
     private final String keyPrefix;
-    private final Map<String, Bucket> local = new ConcurrentHashMap<>();
-    private final Map<String, AsyncBucketProxy> shared = new ConcurrentHashMap<>();
+    private volatile Limit limit;
     private volatile AsyncProxyManager<String> proxies;
 
     /**
@@ -78,48 +95,57 @@ public final class KeyRateLimits {
      */
     public KeyRateLimits(int perPeriod, Duration period, LimitStore store, String keyPrefix, TimeMeter clock,
                          LimitMetrics metrics) {
-        if (perPeriod < 1 || period.isNegative() || period.isZero()) {
-            throw new IllegalArgumentException("a rate limit needs a positive count and period");
-        }
-        this.perPeriod = perPeriod;
-        this.period = period;
         this.clock = clock;
         this.store = store;
         this.metrics = metrics;
         this.keyPrefix = keyPrefix + "rate:";
-        this.configuration = BucketConfiguration.builder()
-                .addLimit(Bandwidth.builder().capacity(perPeriod).refillIntervally(perPeriod, period).build())
-                .build();
+        this.limit = Limit.of(perPeriod, period, this.keyPrefix);
         if (store != null) {
             store.onConnect(connection -> {
                 proxies = Bucket4jLettuce.casBasedBuilder(connection)
                         .clientClock(clock)
                         .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(period))
                         .build().asAsync();
-                shared.clear();
+                limit.shared().clear();
             });
         }
     }
 
     public int perPeriod() {
-        return perPeriod;
+        return limit.perPeriod();
     }
 
     public Duration period() {
-        return period;
+        return limit.period();
+    }
+
+    /**
+     * Counts {@code perPeriod} requests per {@code period} from now on, each key from a full bucket; the same limit
+     * again changes nothing.
+     *
+     * @throws IllegalArgumentException for a limit a token bucket cannot count
+     */
+    public void reconfigure(int perPeriod, Duration period) {
+        Limit current = limit;
+        if (current.perPeriod() == perPeriod && current.period().equals(period)) {
+            return;
+        }
+        limit = Limit.of(perPeriod, period, keyPrefix);
     }
 
     /** Takes one token of {@code key}'s bucket, shared when the store may be used, else this gateway's. */
     public Mono<Decision> tryAcquire(String key) {
+        Limit l = limit;
         AsyncProxyManager<String> p = proxies;
         if (store == null || p == null) {
             if (store != null) {
                 metrics.fallback(LIMIT, new LimitStore.StoreUnavailable("never connected"));
             }
-            return Mono.just(local(key));
+            return Mono.just(local(l, key));
         }
-        CompletableFuture<ConsumptionProbe> probe = store.call(LIMIT, c -> shared
-                .computeIfAbsent(key, k -> p.builder().withOptimization(Optimizations.batching()).build(keyPrefix + k, configuration))
+        CompletableFuture<ConsumptionProbe> probe = store.call(LIMIT, c -> l.shared()
+                .computeIfAbsent(key, k -> p.builder().withOptimization(Optimizations.batching()).build(l.keyPrefix() + k,
+                        l.configuration()))
                 .tryConsumeAndReturnRemaining(1));
         Mono<ConsumptionProbe> answer = Mono.fromFuture(probe, true);
         if (!probe.isDone()) {
@@ -129,22 +155,22 @@ public final class KeyRateLimits {
                 .map(p2 -> {
                     Decision d = decision(p2);
                     if (d.allowed()) {
-                        localBucket(key).tryConsume(1); // keeps this gateway's own count of what it admitted
+                        localBucket(l, key).tryConsume(1); // keeps this gateway's own count of what it admitted
                     }
                     return d;
                 })
                 .onErrorResume(e -> {
                     metrics.fallback(LIMIT, e);
-                    return Mono.just(local(key));
+                    return Mono.just(local(l, key));
                 });
     }
 
-    private Decision local(String key) {
-        return decision(localBucket(key).tryConsumeAndReturnRemaining(1));
+    private Decision local(Limit l, String key) {
+        return decision(localBucket(l, key).tryConsumeAndReturnRemaining(1));
     }
 
-    private Bucket localBucket(String key) {
-        return local.computeIfAbsent(key, k -> Bucket.builder().addLimit(configuration.getBandwidths()[0])
+    private Bucket localBucket(Limit l, String key) {
+        return l.local().computeIfAbsent(key, k -> Bucket.builder().addLimit(l.configuration().getBandwidths()[0])
                 .withCustomTimePrecision(clock).build());
     }
 

@@ -54,6 +54,8 @@ import java.util.Map;
  * @param localHome     repository root whose bin/flotilla the local connector runs; empty: the working directory
  * @param localMaxWorkers highest worker number + 1 the local connector may start
  * @param drainDeadline how long a drained worker may finish in-flight requests
+ * @param groupReadyDeadline how long a multi-pod instance (a LeaderWorkerSet group) may have a rank missing or not
+ *                      Ready before the kubernetes connector removes the group whole to be recreated
  * @param prefill       prefill pool bounds
  * @param decode        decode pool bounds
  * @param aggregated    aggregated pool bounds
@@ -83,6 +85,7 @@ public record PlannerProperties(
         String localHome,
         @DefaultValue("64") @Min(1) int localMaxWorkers,
         @DefaultValue("60s") Duration drainDeadline,
+        @DefaultValue("10m") Duration groupReadyDeadline,
         @DefaultValue @Valid Prefill prefill,
         @DefaultValue @Valid Decode decode,
         @DefaultValue @Valid Aggregated aggregated,

@@ -83,7 +83,7 @@ class PlannerWiring {
     }
 
     @Bean(destroyMethod = "close")
-    ScalingConnector scalingConnector(PlannerProperties p, Clock clock, Leadership leadership) {
+    ScalingConnector scalingConnector(PlannerProperties p, Clock clock, Leadership leadership, MeterRegistry registry) {
         return switch (p.connector()) {
             case "local" -> new LocalConnector(
                     Path.of(p.localHome() == null || p.localHome().isBlank() ? "" : p.localHome()).toAbsolutePath(),
@@ -93,7 +93,7 @@ class PlannerWiring {
                         Thread t = new Thread(r, "planner-scale-down");
                         t.setDaemon(true);
                         return t;
-                    }), leadership::leads);
+                    }), leadership::leads, clock, p.groupReadyDeadline(), registry);
             default -> new ShadowConnector();
         };
     }

@@ -1,5 +1,6 @@
 package io.flotilla.planner.connector;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,14 +11,18 @@ import io.flotilla.planner.core.Fleet;
 import io.flotilla.planner.core.FleetWorker;
 import io.flotilla.planner.core.Pool;
 import io.flotilla.planner.core.PoolCounts;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +49,12 @@ import java.util.function.BooleanSupplier;
  *       pending). A Deployment without the annotation is adopted as it is, not reported. The state
  *       lives in the Deployment, so a restarted planner still tells its own changes from others'.</li>
  * </ul>
+ * A pool whose instances span several pods is a LeaderWorkerSet with the same labels instead ({@link WorkerGroups}):
+ * up patches its {@code spec.replicas} (groups) the same way; down by k drains the leaders of the k groups with the
+ * highest indices (the ones the LeaderWorkerSet controller deletes) and then lowers {@code spec.replicas}, so each
+ * group is drained and removed as one; a group that has not had every rank Ready within the group ready deadline is
+ * removed whole (its leader drained first when it is live) and recreated by the controller. RBAC: get/list/watch/patch
+ * leaderworkersets, delete pods.
  */
 public final class KubernetesConnector implements ScalingConnector {
 
@@ -52,6 +63,7 @@ public final class KubernetesConnector implements ScalingConnector {
     public static final String APPLIED_ANNOTATION = "flotilla.io/planner-replicas";
     public static final String DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
     public static final String VICTIM_COST = "-1000";
+    static final int DEFAULT_GROUP_READY_MINUTES = 10;
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesConnector.class);
 
@@ -64,7 +76,10 @@ public final class KubernetesConnector implements ScalingConnector {
     private final Duration drainDeadline;
     private final Executor executor;
     private final BooleanSupplier leads;
+    private final WorkerGroups groups;
     private final Map<Pool, PendingDown> pending = new EnumMap<>(Pool.class);
+    /** Keys of partial groups whose leader is being drained before the group is removed. */
+    private final Set<String> removing = new HashSet<>();
     private long generation;
     private boolean podPatchForbidden;
 
@@ -75,11 +90,32 @@ public final class KubernetesConnector implements ScalingConnector {
     }
 
     /**
+     * Multi-pod groups get {@value #DEFAULT_GROUP_READY_MINUTES} min on the system clock to become whole, unmetered.
+     *
      * @param leads whether this planner replica still leads when a scale-down's drains finish: a replica that lost
      *              the lease meanwhile abandons the patch (its successor decides again)
      */
     public KubernetesConnector(KubernetesClient client, String namespace, DrainClient drains, Duration drainDeadline,
                                Executor executor, BooleanSupplier leads) {
+        this(client, namespace, drains, drainDeadline, executor, leads, new WorkerGroups(client, namespace, Clock.systemUTC(),
+                Duration.ofMinutes(DEFAULT_GROUP_READY_MINUTES), new SimpleMeterRegistry()));
+    }
+
+    /**
+     * @param clock              the planner's clock: how long a group has been incomplete
+     * @param groupReadyDeadline how long a multi-pod group may stay incomplete before it is removed whole
+     * @param registry           where {@code flotilla_planner_partial_groups_total} and {@code flotilla_planner_whole_groups} go
+     */
+    public KubernetesConnector(KubernetesClient client, String namespace, DrainClient drains, Duration drainDeadline,
+                               Executor executor, BooleanSupplier leads, Clock clock, Duration groupReadyDeadline,
+                               MeterRegistry registry) {
+        this(client, namespace, drains, drainDeadline, executor, leads,
+                new WorkerGroups(client, namespace, clock, groupReadyDeadline, registry));
+    }
+
+    private KubernetesConnector(KubernetesClient client, String namespace, DrainClient drains, Duration drainDeadline,
+                                Executor executor, BooleanSupplier leads, WorkerGroups groups) {
+        this.groups = groups;
         this.leads = leads;
         this.client = client;
         this.namespace = namespace;
@@ -97,24 +133,27 @@ public final class KubernetesConnector implements ScalingConnector {
     public synchronized ConnectorView observe(Fleet fleet) {
         PoolCounts current = PoolCounts.NONE;
         Set<Pool> byHand = EnumSet.noneOf(Pool.class);
+        Set<String> notWhole = new HashSet<>();
         for (Pool p : Pool.values()) {
             Optional<Deployment> d = deployment(p);
-            if (d.isEmpty()) {
+            Optional<GenericKubernetesResource> set = d.isPresent() ? Optional.empty() : groups.set(p);
+            if (d.isEmpty() && set.isEmpty()) {
                 continue;
             }
+            set.ifPresent(s -> notWhole.addAll(groups.observe(p, s)));
             PendingDown down = pending.get(p);
             if (down != null) {
                 current = current.with(p, down.replicas);
                 continue;
             }
-            int replicas = replicas(d.get());
+            int replicas = d.isPresent() ? replicas(d.get()) : WorkerGroups.replicas(set.get());
             current = current.with(p, replicas);
-            String applied = annotation(d.get());
+            String applied = d.isPresent() ? annotation(d.get()) : WorkerGroups.annotation(set.get());
             if (applied != null && !applied.equals(Integer.toString(replicas))) {
                 byHand.add(p);
             }
         }
-        return new ConnectorView(current, byHand);
+        return new ConnectorView(current, byHand, notWhole);
     }
 
     @Override
@@ -123,8 +162,14 @@ public final class KubernetesConnector implements ScalingConnector {
         for (Pool p : targets.pools()) {
             Optional<Deployment> found = deployment(p);
             if (found.isEmpty()) {
-                log.warn("no Deployment labelled {}=worker,{}={} in namespace {}; the {} pool is not scaled",
-                        COMPONENT_LABEL, ROLE_LABEL, p.label(), namespace, p.label());
+                Optional<GenericKubernetesResource> set = groups.set(p);
+                if (set.isPresent()) {
+                    applyGroups(p, set.get(), targets.get(p), fleet);
+                    applied = applied.with(p, targets.get(p));
+                } else {
+                    log.warn("no Deployment or LeaderWorkerSet labelled {}=worker,{}={} in namespace {}; the {} pool is not scaled",
+                            COMPONENT_LABEL, ROLE_LABEL, p.label(), namespace, p.label());
+                }
                 continue;
             }
             Deployment d = found.get();
@@ -146,6 +191,57 @@ public final class KubernetesConnector implements ScalingConnector {
             applied = applied.with(p, want);
         }
         return Optional.of(applied);
+    }
+
+    /** {@link #apply} for a pool of multi-pod groups: overdue partial groups go first, then the replicas as for a Deployment. */
+    private void applyGroups(Pool p, GenericKubernetesResource set, int want, Fleet fleet) {
+        for (WorkerGroups.Group g : groups.overdue(p)) {
+            removePartial(p, set, g, fleet);
+        }
+        PendingDown down = pending.get(p);
+        if (down != null && down.replicas == want) {
+            return;
+        }
+        pending.remove(p);
+        int spec = WorkerGroups.replicas(set);
+        if (want >= spec) {
+            if (want != spec || !Integer.toString(want).equals(WorkerGroups.annotation(set))) {
+                groups.patch(set, want);
+            }
+            return;
+        }
+        long gen = ++generation;
+        pending.put(p, new PendingDown(want, gen));
+        List<CompletableFuture<Integer>> waits = new ArrayList<>();
+        for (String leader : WorkerGroups.leadersRemovedBy(set, want)) {
+            Optional<FleetWorker> w = fleet.get(leader).filter(FleetWorker::live);
+            if (w.isPresent()) {
+                log.info("draining {} ({} pool) before its group leaves {} ({} groups)", leader, p.label(),
+                        set.getMetadata().getName(), want);
+                waits.add(drains.drain(w.get().endpoint(), drainDeadline));
+            }
+        }
+        String name = set.getMetadata().getName();
+        CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new))
+                .whenCompleteAsync((ok, error) -> drained(p, name, want, gen, error), executor);
+    }
+
+    /** Removes a group that never became whole: its leader drained first when membership has it live, then every pod. */
+    private void removePartial(Pool p, GenericKubernetesResource set, WorkerGroups.Group g, Fleet fleet) {
+        if (!removing.add(g.key())) {
+            return; // its leader's drain is still running
+        }
+        Optional<FleetWorker> leader = g.leader() == null ? Optional.empty() : fleet.get(g.leader()).filter(FleetWorker::live);
+        CompletableFuture<Integer> drained = leader.map(w -> drains.drain(w.endpoint(), drainDeadline))
+                .orElse(CompletableFuture.completedFuture(0));
+        drained.whenCompleteAsync((ok, error) -> removeDrained(p, set, g), executor);
+    }
+
+    private synchronized void removeDrained(Pool p, GenericKubernetesResource set, WorkerGroups.Group g) {
+        removing.remove(g.key());
+        if (leads.getAsBoolean()) {
+            groups.remove(p, set, g); // drained or not: a partial group cannot serve, and it must not stay
+        }
     }
 
     private void scaleDown(Pool pool, Deployment d, int count, int want, Fleet fleet) {
@@ -180,7 +276,12 @@ public final class KubernetesConnector implements ScalingConnector {
             log.info("scale-down of {} to {} abandoned: this planner no longer leads", deployment, want);
             return;
         }
-        deployment(pool).ifPresent(d -> patch(d, want));
+        Optional<Deployment> d = deployment(pool);
+        if (d.isPresent()) {
+            patch(d.get(), want);
+        } else {
+            groups.set(pool).ifPresent(s -> groups.patch(s, want));
+        }
     }
 
     /** The pods the ReplicaSet would delete first: not live in membership, then not Ready, then newest. */
@@ -240,7 +341,7 @@ public final class KubernetesConnector implements ScalingConnector {
         return a == null ? null : a.get(APPLIED_ANNOTATION);
     }
 
-    private static boolean ready(Pod pod) {
+    static boolean ready(Pod pod) {
         return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
                 .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }

@@ -59,7 +59,6 @@ public final class PlannerLoop {
     public synchronized DecisionRecord tick() {
         Instant now = clock.instant();
         Fleet fleet = feed.fleet(now, membershipUnhealthySince.getAsLong());
-        Observation observed = feed.close(now, fleet);
         ConnectorView world;
         try {
             world = connector.observe(fleet);
@@ -67,6 +66,8 @@ public final class PlannerLoop {
             log.warn("{} connector cannot observe the cluster: {}", connector.name(), e.toString());
             world = ConnectorView.UNKNOWN;
         }
+        fleet = fleet.starting(world.notWhole()); // a multi-pod instance is ready once every rank is
+        Observation observed = feed.close(now, fleet);
         ScalingDecision decision = planner.plan(new ClusterView(observed, world.current(), world.changedByHand()), now);
         PoolCounts applied = null;
         if (leadership.leads()) {

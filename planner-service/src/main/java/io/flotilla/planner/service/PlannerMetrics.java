@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code flotilla_planner_correction_factor{latency}}, {@code flotilla_planner_ready_time_seconds},
  * {@code flotilla_planner_period_seconds}, {@code flotilla_planner_break_even_seconds{pool}},
  * {@code flotilla_planner_rise_reserve_requests_per_second}, {@code flotilla_planner_leader}; the
- * observation feed adds {@code flotilla_planner_gateway_queued}.
+ * observation feed adds {@code flotilla_planner_gateway_queued}, the kubernetes connector
+ * {@code flotilla_planner_whole_groups{pool}} and {@code flotilla_planner_partial_groups_total{pool}}.
  */
 public final class PlannerMetrics {
 

@@ -23,6 +23,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,8 +51,18 @@ public final class StatusReporter {
      *
      * @param tokenizerSource where a gateway can load the tokenizer of {@code identity}'s namespace
      * @param engine          "sim", "vllm" or "sglang"
+     * @param group           its place in a multi-pod instance; empty for a single-pod worker. A rank other than
+     *                        the leader publishes neither membership nor load: the group is one routable worker
      */
-    public record Registration(String tokenizerSource, String engine) {
+    public record Registration(String tokenizerSource, String engine, Optional<GroupLayout> group) {
+
+        public Registration(String tokenizerSource, String engine) {
+            this(tokenizerSource, engine, Optional.empty());
+        }
+
+        boolean publishes() {
+            return group.map(GroupLayout::leader).orElse(true);
+        }
     }
 
     public StatusReporter(WorkerIdentity identity, Engine engine, Producer<String, Object> producer, Clock clock,
@@ -100,6 +112,7 @@ public final class StatusReporter {
                 .addAllAvailable(a.available()).setMaxLoaded(a.maxLoaded()).setLoadMs(a.loadMs())
                 .setLoadMsSource(a.loadMsSource())));
         b.setTenantIsolation(engine.tenantIsolation());
+        registration.group().ifPresent(g -> b.setGroup(g.advertised()));
         return b.build();
     }
 
@@ -115,7 +128,11 @@ public final class StatusReporter {
         return b.build();
     }
 
+    /** Publishes the membership record; nothing from a rank that does not lead its group. */
     public Future<?> heartbeat() {
+        if (!registration.publishes()) {
+            return CompletableFuture.completedFuture(null);
+        }
         return send(Topics.WORKERS.name(), status());
     }
 
@@ -152,7 +169,11 @@ public final class StatusReporter {
         return b.build();
     }
 
+    /** Publishes the load report; nothing from a rank that does not lead its group (its load is the leader's engine's). */
     public Future<?> reportLoad() {
+        if (!registration.publishes()) {
+            return CompletableFuture.completedFuture(null);
+        }
         return send(Topics.WORKER_LOAD.name(), loadReport());
     }
 
@@ -178,7 +199,7 @@ public final class StatusReporter {
             });
         } catch (RuntimeException e) {
             publishErrors.incrementAndGet();
-            return java.util.concurrent.CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
     }
 

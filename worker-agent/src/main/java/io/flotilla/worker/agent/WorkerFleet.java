@@ -37,6 +37,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -65,6 +66,8 @@ public final class WorkerFleet implements SmartLifecycle {
     /** Every worker's KV event batches to the producer, on one thread (see {@link KvEventPublisher}). */
     private BoundedSender<Runnable> kvSender;
     private volatile boolean running;
+    /** This pod's place in a multi-pod instance (LeaderWorkerSet), read at start. */
+    private Optional<GroupLayout> group = Optional.empty();
 
     public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
                        ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
@@ -103,6 +106,13 @@ public final class WorkerFleet implements SmartLifecycle {
         KvNamespace namespace = KvNamespace.of(properties.model(), properties.tokenizerId(), properties.kvLayout());
         WorkerRole role = WorkerRole.valueOf("WORKER_ROLE_" + properties.role().toUpperCase(Locale.ROOT));
         String host = properties.advertisedHost();
+        group = GroupLayout.fromEnvironment(System.getenv());
+        if (group.isPresent() && properties.instances() > 1) {
+            throw new IllegalStateException("a pod of a LeaderWorkerSet group runs one worker; flotilla.worker.instances is "
+                    + properties.instances());
+        }
+        group.ifPresent(g -> log.info("rank {} of {} in group {} (leader {}){}", g.rank(), g.size(), g.groupId(),
+                g.leaderAddress(), g.leader() ? "" : ": not publishing membership, the leader is the routable worker"));
         kvSender = new BoundedSender<>("kv-events", properties.eventBuffer() * properties.instances(), Runnable::run);
         try {
             for (int i = 0; i < properties.instances(); i++) {
@@ -145,7 +155,7 @@ public final class WorkerFleet implements SmartLifecycle {
         Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
                 : Advertisement.external(engine, properties.http().kvCapacityBlocks());
         StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
-                new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind()));
+                new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind(), group));
         WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
         engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
         engine.feature(KvTierStatus.class).ifPresent(metrics::bindTiers);

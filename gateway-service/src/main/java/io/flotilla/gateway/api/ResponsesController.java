@@ -141,7 +141,7 @@ class ResponsesController {
         ResponsesRequest request = parsed.request();
         GenerationJob job = ctx.job();
         if (request.previous() != null && !request.previous().worker().isEmpty()) {
-            ctx.routeHints(Map.of(PREVIOUS_WORKER_HINT, request.previous().worker()));
+            ctx.on(new RequestEvent.Hinted(Map.of(PREVIOUS_WORKER_HINT, request.previous().worker())));
         }
         ResponseObjects objects = new ResponseObjects(json, ctx.requestId(), clock.instant().getEpochSecond(),
                 job.requestedModel(), request.echo());

@@ -191,7 +191,7 @@ class GatewayConfig {
 
     @Bean
     ModelProfiles modelProfiles(GatewayProperties properties, ModelTokenizations tokenizations, GatewayMetrics metrics) {
-        ModelProfiles profiles = new ModelProfiles(properties, tokenizations);
+        ModelProfiles profiles = new ModelProfiles(properties.generation(), tokenizations);
         metrics.promptCache(profiles.promptCache());
         return profiles;
     }
@@ -205,7 +205,7 @@ class GatewayConfig {
     @Bean
     JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler) {
         return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler,
-                new KvScopes(properties, profiles::tokenization));
+                new KvScopes(properties.generation(), profiles::tokenization));
     }
 
     @Bean

@@ -276,6 +276,6 @@ public final class MessagesRequestParser {
         Map<String, Object> template = new LinkedHashMap<>();
         template.put("type", "function");
         template.put("function", function);
-        return new ToolsRequest.Tool(name, parameters, template, false);
+        return new ToolsRequest.Tool(name, parameters, template);
     }
 }

@@ -72,28 +72,4 @@ public final class FunctionTools {
         }
         return out;
     }
-
-    /**
-     * {@code strict: true} is kept only where it is enforced. The engines constrain a whole answer to one JSON
-     * schema and nothing finer, so a tool's arguments follow its schema exactly when {@code tool_choice} forces
-     * the calls ({@code required} or a named function: the answer is decoded under the tools' schemas, see
-     * {@code ForcedToolCalls}); with {@code auto} the model writes its calls as free text that is parsed
-     * afterwards, and a strict tool there is refused by name rather than accepted and not enforced.
-     *
-     * @param strictSuffix where {@code strict} lies under each tool ({@code .function.strict}, {@code .strict})
-     */
-    public static void requireEnforceableStrict(ToolsRequest request, Wording wording, String strictSuffix) {
-        if (request.choice() != ToolsRequest.Choice.AUTO) {
-            return;
-        }
-        for (int i = 0; i < request.tools().size(); i++) {
-            if (request.tools().get(i).strict()) {
-                String path = wording.item().apply(i) + strictSuffix;
-                throw ApiError.unsupported(path, "Unsupported value for '" + path + "': strict function calling is "
-                        + "enforced only when tool_choice forces the call ('required' or a named function), where the "
-                        + "arguments are decoded under the tool's JSON schema; with tool_choice 'auto' the model's calls "
-                        + "are parsed from free text. Send strict: false, or force the call.");
-            }
-        }
-    }
 }

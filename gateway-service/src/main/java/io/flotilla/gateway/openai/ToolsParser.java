@@ -59,9 +59,7 @@ final class ToolsParser {
                         + "is 'none'.");
             }
         }
-        ToolsRequest request = new ToolsRequest(out, mode, function, parallel == null || parallel);
-        FunctionTools.requireEnforceableStrict(request, WORDING, ".function.strict");
-        return request;
+        return new ToolsRequest(out, mode, function, parallel == null || parallel);
     }
 
     private static ToolsRequest.Tool tool(JsonNode t, String path) {
@@ -86,14 +84,14 @@ final class ToolsParser {
                     + "letters, digits, underscores, dots and dashes.");
         }
         f.string("description");
-        boolean strict = Boolean.TRUE.equals(f.bool("strict"));
+        f.bool("strict");
         JsonNode parameters = f.node("parameters");
         if (parameters != null && !parameters.isObject()) {
             throw f.wrongType("parameters", "a JSON Schema object", parameters);
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> template = (Map<String, Object>) JsonValues.toJava(t);
-        return new ToolsRequest.Tool(name, JsonValues.toJava(parameters), template, strict);
+        return new ToolsRequest.Tool(name, JsonValues.toJava(parameters), template);
     }
 
     static OutputFormat responseFormat(JsonParams p) {

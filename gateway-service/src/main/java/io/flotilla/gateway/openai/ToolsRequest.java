@@ -23,9 +23,8 @@ public record ToolsRequest(List<Tool> tools, Choice choice, String function, boo
      * @param name       function name
      * @param parameters its JSON Schema as maps and lists (null when not given)
      * @param template   the whole tool object as the chat template sees it
-     * @param strict     {@code strict: true}: the arguments must follow {@code parameters} exactly
      */
-    public record Tool(String name, Object parameters, Map<String, Object> template, boolean strict) {
+    public record Tool(String name, Object parameters, Map<String, Object> template) {
     }
 
     public ToolsRequest {

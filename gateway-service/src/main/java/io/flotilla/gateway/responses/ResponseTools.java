@@ -68,9 +68,7 @@ final class ResponseTools {
                         + "is 'none'.");
             }
         }
-        ToolsRequest request = new ToolsRequest(out, mode, function, parallel == null || parallel);
-        FunctionTools.requireEnforceableStrict(request, WORDING, ".strict");
-        return request;
+        return new ToolsRequest(out, mode, function, parallel == null || parallel);
     }
 
     private static ToolsRequest.Tool tool(JsonNode t, String path) {
@@ -95,7 +93,7 @@ final class ResponseTools {
                     + "letters, digits, underscores, dots and dashes.");
         }
         String description = p.string("description");
-        boolean strict = Boolean.TRUE.equals(p.bool("strict"));
+        p.bool("strict");
         JsonNode parameters = p.node("parameters");
         if (parameters != null && !parameters.isObject()) {
             throw p.wrongType("parameters", "a JSON Schema object", parameters);
@@ -111,7 +109,7 @@ final class ResponseTools {
         Map<String, Object> template = new LinkedHashMap<>();
         template.put("type", "function");
         template.put("function", function);
-        return new ToolsRequest.Tool(name, parameters == null ? null : JsonValues.toJava(parameters), template, strict);
+        return new ToolsRequest.Tool(name, parameters == null ? null : JsonValues.toJava(parameters), template);
     }
 
 }

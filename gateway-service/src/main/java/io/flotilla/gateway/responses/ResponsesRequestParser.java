@@ -23,12 +23,13 @@ import java.util.Set;
 /**
  * Validates a {@code POST /v1/responses} body into a {@link ResponsesRequest} whose chat request is the one
  * {@code /v1/chat/completions} would build for the same conversation: {@code instructions} a first system
- * message, the items ({@link ResponseItems}) the messages, function tools the chat path's tools,
- * {@code text.format} its {@code response_format}, {@code max_output_tokens} its output limit, {@code user} (or,
+ * message, the items ({@link ResponseItems}) the messages, function tools the chat path's tools
+ * ({@link ResponseTools}), {@code text.format} its {@code response_format} ({@link ResponseTextFormat}), {@code max_output_tokens} its output limit, {@code user} (or,
  * without it, {@code safety_identifier}) its tenant. Strict as the chat parser is: an unknown field is 400
  * "Unrecognized request argument supplied", and a field of a feature this server does not have ({@code background},
  * {@code conversation}, {@code prompt}, hosted tools, {@code include}, {@code reasoning.effort}, …) is 400
- * {@code unsupported_parameter} naming it, unless it is sent with its "off" value. Stateless.
+ * {@code unsupported_parameter} naming it, unless it is sent with its "off" value ({@link ResponseRefusals}).
+ * Stateless.
  */
 public final class ResponsesRequestParser {
 

@@ -85,27 +85,10 @@ class FunctionToolErrorsTest {
                         "tools.0: expected an object, but got an integer instead."));
     }
 
-    static final String STRICT_REFUSED = "': strict function calling is enforced only when tool_choice forces the call "
-            + "('required' or a named function), where the arguments are decoded under the tool's JSON schema; with "
-            + "tool_choice 'auto' the model's calls are parsed from free text. Send strict: false, or force the call.";
-
-    static List<Case> strictCases() {
-        return List.of(
-                new Case(Api.CHAT, "\"tools\":[" + Api.CHAT.tool("f") + ",{\"type\":\"function\",\"function\":"
-                        + "{\"name\":\"g\",\"strict\":true}}]", "tools[1].function.strict", "unsupported_parameter",
-                        "Unsupported value for 'tools[1].function.strict" + STRICT_REFUSED),
-                new Case(Api.RESPONSES, "\"tools\":[{\"type\":\"function\",\"name\":\"g\",\"strict\":true}],"
-                        + "\"tool_choice\":\"auto\"", "tools[0].strict", "unsupported_parameter",
-                        "Unsupported value for 'tools[0].strict" + STRICT_REFUSED));
-    }
-
-    @ParameterizedTest
-    @MethodSource("strictCases")
-    void strictToolsThatCannotBeEnforcedAreRefusedByName(Case c) {
-        eachApiSaysItInItsOwnWords(c);
-    }
-
-    /** Forced calls are decoded under the tools' schemas, so strict holds there; strict: false is always fine. */
+    /**
+     * {@code strict} is accepted with every tool_choice: the official SDKs send {@code strict: true} for every typed
+     * tool (OpenAiSdkExamplesTest), whatever the choice.
+     */
     @ParameterizedTest
     @ValueSource(strings = {
             "CHAT|\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"g\",\"strict\":true}}],\"tool_choice\":\"required\"",
@@ -113,11 +96,13 @@ class FunctionToolErrorsTest {
                     + "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"g\"}}",
             "CHAT|\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"g\",\"strict\":true}}],\"tool_choice\":\"none\"",
             "CHAT|\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"g\",\"strict\":false}}]",
+            "CHAT|\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"g\",\"strict\":true}}]",
+            "RESPONSES|\"tools\":[{\"type\":\"function\",\"name\":\"g\",\"strict\":true}],\"tool_choice\":\"auto\"",
             "RESPONSES|\"tools\":[{\"type\":\"function\",\"name\":\"g\",\"strict\":true}],\"tool_choice\":\"required\"",
             "RESPONSES|\"tools\":[{\"type\":\"function\",\"name\":\"g\",\"strict\":true}],"
                     + "\"tool_choice\":{\"type\":\"function\",\"name\":\"g\"}",
             "RESPONSES|\"tools\":[{\"type\":\"function\",\"name\":\"g\",\"strict\":false}]"})
-    void strictIsAcceptedWhereItIsEnforced(String apiAndBody) {
+    void strictIsAcceptedWithEveryToolChoice(String apiAndBody) {
         String[] parts = apiAndBody.split("\\|", 2);
         Api.valueOf(parts[0]).parse.accept(parts[1]);
     }

@@ -2,12 +2,15 @@
 // NodeOpenAiClientTest, which passes its address and the text the fake workers generate).
 //   GATEWAY_BASE_URL   e.g. http://127.0.0.1:41234/v1
 //   EXPECTED_TEXT      JSON object: max_tokens -> the exact text a request with that limit receives
+//   SDK_EXAMPLES       JSON: {question, finalAnswer}: the model answers QUESTION with two calls of GetSdkQuality
+//                      and a prompt holding their results with FINAL_ANSWER
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 
 const baseURL = process.env.GATEWAY_BASE_URL;
 const expected = JSON.parse(process.env.EXPECTED_TEXT ?? '{}');
+const examples = JSON.parse(process.env.SDK_EXAMPLES ?? '{}');
 const client = new OpenAI({ baseURL, apiKey: 'unused-the-gateway-is-open', maxRetries: 0 });
 const messages = [{ role: 'user', content: 'Hello from Node' }];
 
@@ -130,4 +133,43 @@ test('responses: create, stream a follow-up with previous_response_id, retrieve,
   assert.deepEqual(items.map((i) => i.role), ['user', 'assistant', 'user']);
   await client.responses.delete(last.response.id);
   await assert.rejects(client.responses.retrieve(last.response.id), (e) => e.status === 404);
+});
+
+test('responses: function calling round trip, the results sent back with previous_response_id', async () => {
+  const tools = [{
+    type: 'function',
+    name: 'GetSdkQuality',
+    description: 'Gets the quality of the given SDK.',
+    parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    strict: false,
+  }];
+  const first = await client.responses.create({ model: 'flotilla-sim', input: examples.question, tools });
+  const calls = first.output.filter((item) => item.type === 'function_call');
+  assert.deepEqual(calls.map((c) => c.name), ['GetSdkQuality', 'GetSdkQuality']);
+  assert.deepEqual(calls.map((c) => JSON.parse(c.arguments).name), ['OpenAI Java SDK', 'Unknown Company SDK']);
+  assert.notEqual(calls[0].call_id, calls[1].call_id);
+
+  const streamed = await client.responses.stream({ model: 'flotilla-sim', input: examples.question, tools })
+    .finalResponse();
+  assert.deepEqual(
+    streamed.output.filter((item) => item.type === 'function_call').map((c) => [c.name, c.arguments]),
+    calls.map((c) => [c.name, c.arguments]));
+
+  const outputs = calls.map((c) => {
+    const { name } = JSON.parse(c.arguments);
+    const quality = name.includes('OpenAI') ? "It's robust and polished!" : '*shrug*';
+    return { type: 'function_call_output', call_id: c.call_id, output: JSON.stringify({ sdk: name, quality }) };
+  });
+  const answer = await client.responses.create({
+    model: 'flotilla-sim', previous_response_id: first.id, input: outputs, tools,
+  });
+  assert.equal(answer.output_text, examples.finalAnswer);
+  assert.equal(answer.previous_response_id, first.id);
+  const items = [];
+  for await (const item of client.responses.inputItems.list(answer.id, { order: 'asc' })) {
+    items.push(item.type);
+  }
+  assert.equal(items[0], 'message');
+  assert.deepEqual(items.filter((type) => type.startsWith('function_call')),
+    ['function_call', 'function_call', 'function_call_output', 'function_call_output']);
 });

@@ -4,6 +4,7 @@ import io.flotilla.gateway.jinja.JsonValues;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
+import io.flotilla.gateway.openai.FunctionTools;
 import io.flotilla.gateway.openai.JsonParams;
 import io.flotilla.gateway.openai.LogprobsRequest;
 import io.flotilla.gateway.openai.OutputFormat;
@@ -13,7 +14,6 @@ import io.flotilla.gateway.tokenize.ChatMessage;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +37,6 @@ public final class MessagesRequestParser {
 
     /** Most stop sequences per request (the chat path's limit on stop strings). */
     static final int MAX_STOP_SEQUENCES = 16;
-    static final int MAX_TOOLS = 128;
     private static final Pattern TOOL_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,128}");
 
     /** Top-level fields read here; anything else is "Extra inputs are not permitted". */
@@ -190,26 +189,13 @@ public final class MessagesRequestParser {
         };
     }
 
+    /** Anthropic's paths ({@code tools.0.name}) and wording. */
+    private static final FunctionTools.Wording WORDING = new FunctionTools.Wording(i -> "tools." + i,
+            item -> item + ".name", "tools: at most " + FunctionTools.MAX_TOOLS + " tools are allowed.",
+            name -> "tools: Tool names must be unique ('" + name + "' is used twice).");
+
     private static ToolsRequest tools(JsonParams p) {
-        JsonNode tools = p.node("tools");
-        List<ToolsRequest.Tool> out = new ArrayList<>();
-        if (tools != null) {
-            if (!tools.isArray()) {
-                throw p.wrongType("tools", "an array", tools);
-            }
-            if (tools.size() > MAX_TOOLS) {
-                throw ApiError.invalid("tools", "tools: at most " + MAX_TOOLS + " tools are allowed.");
-            }
-            Set<String> names = new HashSet<>();
-            for (int i = 0; i < tools.size(); i++) {
-                ToolsRequest.Tool tool = tool(tools.get(i), "tools." + i);
-                if (!names.add(tool.name())) {
-                    throw ApiError.invalid("tools." + i + ".name", "tools: Tool names must be unique ('" + tool.name()
-                            + "' is used twice).");
-                }
-                out.add(tool);
-            }
-        }
+        List<ToolsRequest.Tool> out = FunctionTools.parse(p, WORDING, MessagesRequestParser::tool);
         JsonNode choice = p.node("tool_choice");
         if (choice == null) {
             return new ToolsRequest(out, out.isEmpty() ? ToolsRequest.Choice.NONE : ToolsRequest.Choice.AUTO, null, true);

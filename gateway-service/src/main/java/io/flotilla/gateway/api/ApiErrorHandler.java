@@ -2,7 +2,6 @@ package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.anthropic.AnthropicErrors;
 import io.flotilla.gateway.openai.ApiError;
-import io.flotilla.gateway.openai.ResponseRenderer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;

@@ -9,7 +9,6 @@ import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionKind;
 import io.flotilla.gateway.openai.CompletionRequest;
-import io.flotilla.gateway.openai.ResponseRenderer;
 import io.flotilla.gateway.openai.TokenUsage;
 import io.flotilla.gateway.output.ChoiceResult;
 import io.flotilla.gateway.output.OutputEvent;
@@ -112,9 +111,19 @@ final class CompletionResponder {
                     ApiError error = streamedError(ctx, e);
                     return error == null ? Flux.error(e) : Flux.just(ResponseRenderer.errorBody(json, error), "[DONE]");
                 });
+        return writeEvents(exchange, ctx, events.map(payload -> "data: " + payload + "\n\n"));
+    }
+
+    /**
+     * Writes a stream of server-sent events, each flushed as it comes ({@code frames}: whole events, blank line
+     * included). The headers (event stream, no caching or proxy buffering, the {@code x-flotilla-*} ones) are set
+     * right before the first event, so an error before it is still an ordinary HTTP error response. Shared by every
+     * streaming API.
+     */
+    static Mono<Void> writeEvents(ServerWebExchange exchange, RequestContext ctx, Flux<String> frames) {
         ServerHttpResponse response = exchange.getResponse();
         AtomicBoolean headersSet = new AtomicBoolean();
-        Flux<DataBuffer> body = events.map(payload -> {
+        Flux<DataBuffer> body = frames.map(frame -> {
             if (headersSet.compareAndSet(false, true)) {
                 HttpHeaders headers = response.getHeaders();
                 headers.setContentType(EVENT_STREAM);
@@ -122,9 +131,17 @@ final class CompletionResponder {
                 headers.set("X-Accel-Buffering", "no");
                 workerHeaders(headers, ctx, ctx.result().streamWorker());
             }
-            return response.bufferFactory().wrap(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
+            return response.bufferFactory().wrap(frame.getBytes(StandardCharsets.UTF_8));
         });
         return response.writeAndFlushWith(body.map(Flux::just));
+    }
+
+    /** Writes a whole JSON response with the {@code x-flotilla-*} headers. Shared by every API. */
+    static Mono<Void> writeJson(ServerWebExchange exchange, RequestContext ctx, byte[] body) {
+        ServerHttpResponse response = exchange.getResponse();
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        workerHeaders(response.getHeaders(), ctx, ctx.result().worker());
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }
 
     /**
@@ -157,11 +174,8 @@ final class CompletionResponder {
         return output.then(Mono.defer(() -> {
             List<ChoiceResult> choices = assembler.results();
             ctx.on(new RequestEvent.Responded(choices.get(0).finishReason()));
-            byte[] body = renderer.completion(choices, usage(ctx, assembler)).getBytes(StandardCharsets.UTF_8);
-            ServerHttpResponse response = exchange.getResponse();
-            response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-            workerHeaders(response.getHeaders(), ctx, ctx.result().worker());
-            return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+            return writeJson(exchange, ctx, renderer.completion(choices, usage(ctx, assembler))
+                    .getBytes(StandardCharsets.UTF_8));
         }));
     }
 

@@ -100,19 +100,17 @@ class EmbeddingsController {
                     String tenant = request.user() != null && !request.user().isBlank() ? request.user()
                             : key.isEmpty() ? "anonymous" : key;
                     String flowId = key.isEmpty() ? tenant : key; // a key's users share its fair share
-                    ctx.tenant(tenant);
-                    ctx.flow(flowId);
-                    ctx.priority(policy.priority(flowId, headers.getFirst(ResponseHeaders.PRIORITY)));
                     String model = request.model() != null ? request.model() : defaultModel;
-                    ctx.model(model, false);
+                    ctx.on(new RequestEvent.Identified(tenant, flowId,
+                            policy.priority(flowId, headers.getFirst(ResponseHeaders.PRIORITY)), model));
                     Mono<ModelCatalog.ModelTarget> target = catalog.target(model);
                     if (textChars(request) > INLINE_TEXT_CHARS) {
                         target = target.publishOn(prepare);
                     }
                     return target.map(m -> job(request, m, ctx.requestId(), tenant))
                             .flatMap(job -> {
-                                ctx.model(job.model(), true);
-                                ctx.flowRequest(flowRequest(ctx, job, flowId, arrivedNanos, headers));
+                                ctx.on(new RequestEvent.Resolved(job.model(), null));
+                                ctx.on(new RequestEvent.Placed(flowRequest(ctx, job, flowId, arrivedNanos, headers)));
                                 return pipeline.run(job, ctx).map(response -> {
                                     ResponseEntity<String> answer = ok(render(request, job, response));
                                     metrics.embedded(job.model(), job.inputs().size(), job.promptTokens());
@@ -121,7 +119,7 @@ class EmbeddingsController {
                                 });
                             });
                 })
-                .doOnError(ctx::error)
+                .doOnError(e -> ctx.on(new RequestEvent.Failed(e)))
                 .transform(response -> accounting.endWhenDone(ctx, response));
     }
 

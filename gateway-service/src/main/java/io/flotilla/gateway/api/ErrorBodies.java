@@ -1,7 +1,6 @@
 package io.flotilla.gateway.api;
 
 import io.flotilla.gateway.openai.ApiError;
-import io.flotilla.gateway.openai.ResponseRenderer;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;

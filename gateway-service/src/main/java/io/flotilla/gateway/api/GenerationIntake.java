@@ -10,6 +10,7 @@ import io.flotilla.gateway.generation.GenerationJob;
 import io.flotilla.gateway.generation.JobFactory;
 import io.flotilla.gateway.generation.RequestAccounting;
 import io.flotilla.gateway.generation.RequestContext;
+import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.openai.CompletionRequest;
 import org.springframework.http.HttpHeaders;
@@ -89,20 +90,18 @@ final class GenerationIntake {
                     String tenant = request.user() != null && !request.user().isBlank() ? request.user()
                             : key.isEmpty() ? "anonymous" : key;
                     String flowId = key.isEmpty() ? tenant : key; // a key's users share its fair share
-                    ctx.tenant(tenant);
-                    ctx.flow(flowId);
-                    ctx.priority(policy.priority(flowId, headers.getFirst(ResponseHeaders.PRIORITY)));
-                    ctx.model(jobs.modelOf(request), false);
+                    ctx.on(new RequestEvent.Identified(tenant, flowId,
+                            policy.priority(flowId, headers.getFirst(ResponseHeaders.PRIORITY)), jobs.modelOf(request)));
                     return jobs.prepare(request, ctx.requestId(), key, tenant, disagg)
                             .doOnNext(job -> {
-                                ctx.job(job);
-                                ctx.flowRequest(flowRequest(ctx, job, flowId, arrivedNanos, headers));
+                                ctx.on(new RequestEvent.Resolved(job));
+                                ctx.on(new RequestEvent.Placed(flowRequest(ctx, job, flowId, arrivedNanos, headers)));
                             })
                             .then(Mono.defer(() -> responder.respond(exchange, ctx, parsed)));
                 }))
                 // the policy's refusals of the request's flow-control headers; shed requests are mapped by the pipeline
                 .onErrorMap(FlowRejected.class, e -> FlowRejections.toApiError(null, e, null))
-                .doOnError(ctx::error)
+                .doOnError(e -> ctx.on(new RequestEvent.Failed(e)))
                 .transform(response -> accounting.endWhenDone(ctx, response));
     }
 

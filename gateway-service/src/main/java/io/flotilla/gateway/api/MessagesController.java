@@ -14,8 +14,6 @@ import io.flotilla.gateway.openai.ApiError;
 import io.flotilla.gateway.output.ChoiceResult;
 import io.flotilla.gateway.output.OutputEvent;
 import io.flotilla.gateway.output.ResponseAssembler;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -30,7 +28,6 @@ import java.security.Principal;
 import java.util.UUID;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code POST /v1/messages}, Anthropic's Messages API, served by the same intake and pipeline as
@@ -143,19 +140,7 @@ class MessagesController {
                     ApiError error = CompletionResponder.streamedError(ctx, e);
                     return error == null ? Flux.error(e) : Flux.just(events.error(error));
                 });
-        ServerHttpResponse response = exchange.getResponse();
-        AtomicBoolean headersSet = new AtomicBoolean();
-        Flux<DataBuffer> buffers = body.map(event -> {
-            if (headersSet.compareAndSet(false, true)) {
-                HttpHeaders headers = response.getHeaders();
-                headers.setContentType(CompletionResponder.EVENT_STREAM);
-                headers.setCacheControl("no-cache");
-                headers.set("X-Accel-Buffering", "no");
-                CompletionResponder.workerHeaders(headers, ctx, ctx.result().streamWorker());
-            }
-            return response.bufferFactory().wrap(event.sse().getBytes(StandardCharsets.UTF_8));
-        });
-        return response.writeAndFlushWith(buffers.map(Flux::just));
+        return CompletionResponder.writeEvents(exchange, ctx, body.map(MessageStream.Event::sse));
     }
 
     private Mono<Void> whole(ServerWebExchange exchange, RequestContext ctx, MessageRenderer renderer,
@@ -163,12 +148,8 @@ class MessagesController {
         return output.then(Mono.defer(() -> {
             ChoiceResult choice = assembler.results().get(0);
             ctx.on(new RequestEvent.Responded(choice.finishReason()));
-            byte[] body = renderer.message(choice, assembler.stopString(0), CompletionResponder.usage(ctx, assembler))
-                    .getBytes(StandardCharsets.UTF_8);
-            ServerHttpResponse response = exchange.getResponse();
-            response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-            CompletionResponder.workerHeaders(response.getHeaders(), ctx, ctx.result().worker());
-            return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+            return CompletionResponder.writeJson(exchange, ctx, renderer.message(choice, assembler.stopString(0),
+                    CompletionResponder.usage(ctx, assembler)).getBytes(StandardCharsets.UTF_8));
         }));
     }
 }

@@ -20,8 +20,6 @@ import io.flotilla.gateway.responses.StoredResponse;
 import io.flotilla.gateway.responses.StoredResponses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -42,7 +40,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * OpenAI's Responses API. {@code POST /v1/responses} is served by the same intake and pipeline as
@@ -144,7 +141,7 @@ class ResponsesController {
         ResponsesRequest request = parsed.request();
         GenerationJob job = ctx.job();
         if (request.previous() != null && !request.previous().worker().isEmpty()) {
-            ctx.routeHints(Map.of(PREVIOUS_WORKER_HINT, request.previous().worker()));
+            ctx.on(new RequestEvent.Hinted(Map.of(PREVIOUS_WORKER_HINT, request.previous().worker())));
         }
         ResponseObjects objects = new ResponseObjects(json, ctx.requestId(), clock.instant().getEpochSecond(),
                 job.requestedModel(), request.echo());
@@ -163,12 +160,8 @@ class ResponsesController {
             ObjectNode response = objects.response(ResponseObjects.status(choice.finishReason()), objects.output(choice),
                     usage, clock.instant().getEpochSecond(), null);
             followup(ctx, parsed.request(), usage);
-            return keep(ctx, parsed, response).then(Mono.defer(() -> {
-                ServerHttpResponse http = exchange.getResponse();
-                http.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-                CompletionResponder.workerHeaders(http.getHeaders(), ctx, ctx.result().worker());
-                return http.writeWith(Mono.just(http.bufferFactory().wrap(json.writeValueAsBytes(response))));
-            }));
+            return keep(ctx, parsed, response).then(Mono.defer(() ->
+                    CompletionResponder.writeJson(exchange, ctx, json.writeValueAsBytes(response))));
         }));
     }
 
@@ -200,19 +193,7 @@ class ResponsesController {
                     ApiError error = CompletionResponder.streamedError(ctx, e);
                     return error == null ? Flux.error(e) : Flux.just(events.failed(error));
                 });
-        ServerHttpResponse response = exchange.getResponse();
-        AtomicBoolean headersSet = new AtomicBoolean();
-        Flux<DataBuffer> buffers = body.map(event -> {
-            if (headersSet.compareAndSet(false, true)) {
-                HttpHeaders headers = response.getHeaders();
-                headers.setContentType(CompletionResponder.EVENT_STREAM);
-                headers.setCacheControl("no-cache");
-                headers.set("X-Accel-Buffering", "no");
-                CompletionResponder.workerHeaders(headers, ctx, ctx.result().streamWorker());
-            }
-            return response.bufferFactory().wrap(event.sse(json).getBytes(StandardCharsets.UTF_8));
-        });
-        return response.writeAndFlushWith(buffers.map(Flux::just));
+        return CompletionResponder.writeEvents(exchange, ctx, body.map(event -> event.sse(json)));
     }
 
     /**

@@ -191,7 +191,7 @@ class GatewayConfig {
 
     @Bean
     ModelProfiles modelProfiles(GatewayProperties properties, ModelTokenizations tokenizations, GatewayMetrics metrics) {
-        ModelProfiles profiles = new ModelProfiles(properties, tokenizations);
+        ModelProfiles profiles = new ModelProfiles(properties.generation(), tokenizations);
         metrics.promptCache(profiles.promptCache());
         return profiles;
     }
@@ -206,7 +206,7 @@ class GatewayConfig {
     JobFactory jobFactory(ModelCatalog catalog, ModelProfiles profiles, GatewayProperties properties, Scheduler prepareScheduler,
                           ObservationRegistry observations) {
         return new JobFactory(catalog, profiles, properties.defaultModel(), properties.defaultMaxTokens(), prepareScheduler,
-                new KvScopes(properties, profiles::tokenization), observations);
+                new KvScopes(properties.generation(), profiles::tokenization), observations);
     }
 
     @Bean

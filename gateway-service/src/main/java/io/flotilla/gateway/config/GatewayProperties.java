@@ -1,5 +1,8 @@
 package io.flotilla.gateway.config;
 
+import io.flotilla.gateway.flow.FlowLimits;
+import io.flotilla.gateway.generation.GenerationSettings;
+import io.flotilla.gateway.generation.PrefixSharing;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -88,6 +91,14 @@ public record GatewayProperties(
     /** Settings of {@code model}: its entry in {@link #models()}, or the defaults. */
     public Model model(String model) {
         return models.getOrDefault(model, Model.DEFAULTS);
+    }
+
+    /** What the generation path reads of these properties, with the defaults applied. */
+    public GenerationSettings generation() {
+        Map<String, GenerationSettings.Model> resolved = new java.util.HashMap<>();
+        models.forEach((name, m) -> resolved.put(name, m.resolved(flow)));
+        return new GenerationSettings(resolved, Model.DEFAULTS.resolved(flow), promptCache.enabled(),
+                promptCache.maxSize().toBytes(), prefixIsolation.saltSecret(), prefixIsolation.keys());
     }
 
     /**
@@ -317,17 +328,6 @@ public record GatewayProperties(
             @DefaultValue("1s") Duration loadInterval) {
     }
 
-    /** Whether a model's cached prefixes are shared by every tenant or private to each. */
-    public enum PrefixSharing {
-        /** Every tenant's requests match every cached prefix (the most cache hits). */
-        GLOBAL,
-        /**
-         * Each tenant's blocks are hashed with its own salt, so no tenant's cache hit, TTFT or
-         * {@code cached_tokens} reveals another tenant's prompt; only {@code public-prefixes} stay shared.
-         */
-        TENANT
-    }
-
     /**
      * Tenant-salted prefix sharing (docs/tenancy.md).
      *
@@ -397,6 +397,15 @@ public record GatewayProperties(
 
         public boolean allowDisaggOrDefault() {
             return allowDisagg == null || allowDisagg;
+        }
+
+        /** These settings with {@code flow}'s limits where the model sets none, and the other defaults. */
+        GenerationSettings.Model resolved(Flow flow) {
+            FlowLimits limits = new FlowLimits(maxInFlight != null ? maxInFlight : flow.maxInFlight(),
+                    maxQueued != null ? maxQueued : flow.maxQueued(), flow.maxRouting(),
+                    queueTimeout != null ? queueTimeout : flow.queueTimeout());
+            return new GenerationSettings.Model(toolParser, reasoningParser, maxContextOrDefault(),
+                    allowDisaggOrDefault(), limits, kvLayout, prefixSharingOrDefault(), publicPrefixes);
         }
     }
 

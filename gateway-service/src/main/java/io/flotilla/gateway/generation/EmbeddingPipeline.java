@@ -5,7 +5,6 @@ import io.flotilla.gateway.client.RouterAnswer;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.client.WorkerClient;
 import io.flotilla.gateway.flow.FlowController;
-import io.flotilla.gateway.flow.FlowRejected;
 import io.flotilla.gateway.flow.FlowSlot;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
@@ -44,44 +43,24 @@ public final class EmbeddingPipeline {
 
     private final RouterClient router;
     private final WorkerClient workers;
-    private final FlowController flow;
+    private final FlowAdmission admission;
     private final FleetView fleet;
     private final FallbackPicker fallback;
     private final GatewayMetrics metrics;
-    private final Duration retryAfter;
 
     public EmbeddingPipeline(RouterClient router, WorkerClient workers, FlowController flow, FleetView fleet,
                              GatewayMetrics metrics, Duration retryAfter) {
         this.router = router;
         this.workers = workers;
-        this.flow = flow;
+        this.admission = new FlowAdmission(flow, retryAfter);
         this.fleet = fleet;
         this.fallback = new FallbackPicker(fleet);
         this.metrics = metrics;
-        this.retryAfter = retryAfter;
     }
 
     /** The worker's answer; {@code ctx.flowRequest()} is set. Errors are {@link ApiError}s. */
     public Mono<EmbedResponse> run(EmbeddingJob job, RequestContext ctx) {
-        return admitted(job, ctx, false);
-    }
-
-    private Mono<EmbedResponse> admitted(EmbeddingJob job, RequestContext ctx, boolean readmission) {
-        Mono<FlowSlot> slot = flow.admit(ctx.flowRequest(), readmission)
-                .onErrorMap(FlowRejected.class, e -> FlowRejections.toApiError(job.model(), e, retryAfter))
-                .doOnNext(s -> ctx.on(new RequestEvent.Dispatched(s.waited())));
-        return Mono.usingWhen(slot,
-                        s -> attempt(job, ctx, s),
-                        s -> Mono.fromRunnable(s::release),
-                        (s, error) -> Mono.fromRunnable(() -> {
-                            if (error instanceof RouterBusy busy) {
-                                s.busy(busy.retryAfter());
-                            } else {
-                                s.release();
-                            }
-                        }),
-                        s -> Mono.fromRunnable(s::release))
-                .onErrorResume(RouterBusy.class, busy -> admitted(job, ctx, true));
+        return admission.around(job.model(), ctx, slot -> attempt(job, ctx, slot)).singleOrEmpty();
     }
 
     private Mono<EmbedResponse> attempt(EmbeddingJob job, RequestContext ctx, FlowSlot slot) {

@@ -5,7 +5,6 @@ import io.flotilla.gateway.client.RouterAnswer;
 import io.flotilla.gateway.client.RouterClient;
 import io.flotilla.gateway.client.WorkerClient;
 import io.flotilla.gateway.flow.FlowController;
-import io.flotilla.gateway.flow.FlowRejected;
 import io.flotilla.gateway.flow.FlowSlot;
 import io.flotilla.gateway.metrics.GatewayMetrics;
 import io.flotilla.gateway.openai.ApiError;
@@ -68,14 +67,13 @@ public final class GenerationPipeline {
 
     private final RouterClient router;
     private final WorkerClient workers;
-    private final FlowController flow;
+    private final FlowAdmission admission;
     private final FleetView fleet;
     private final FallbackPicker fallback;
     private final GatewayMetrics metrics;
     private final Clock clock;
     private final int migrationLimit;
     private final Duration streamIdleTimeout;
-    private final Duration retryAfter;
     private final Scheduler prepare;
     private final int inlineTokens;
 
@@ -84,38 +82,19 @@ public final class GenerationPipeline {
                               Duration retryAfter, Scheduler prepare, int inlineTokens) {
         this.router = router;
         this.workers = workers;
-        this.flow = flow;
+        this.admission = new FlowAdmission(flow, retryAfter);
         this.fleet = fleet;
         this.fallback = new FallbackPicker(fleet);
         this.metrics = metrics;
         this.clock = clock;
         this.migrationLimit = migrationLimit;
         this.streamIdleTimeout = streamIdleTimeout;
-        this.retryAfter = retryAfter;
         this.prepare = prepare;
         this.inlineTokens = inlineTokens;
     }
 
     public Flux<RequestEvent.Attempt> run(GenerationJob job, RequestContext ctx) {
-        return admitted(job, ctx, false);
-    }
-
-    private Flux<RequestEvent.Attempt> admitted(GenerationJob job, RequestContext ctx, boolean readmission) {
-        Mono<FlowSlot> slot = flow.admit(ctx.flowRequest(), readmission)
-                .onErrorMap(FlowRejected.class, e -> FlowRejections.toApiError(job.model(), e, retryAfter))
-                .doOnNext(s -> ctx.on(new RequestEvent.Dispatched(s.waited())));
-        return Flux.usingWhen(slot,
-                        s -> attempt(job, ctx, s),
-                        s -> Mono.fromRunnable(s::release),
-                        (s, error) -> Mono.fromRunnable(() -> {
-                            if (error instanceof RouterBusy busy) {
-                                s.busy(busy.retryAfter());
-                            } else {
-                                s.release();
-                            }
-                        }),
-                        s -> Mono.fromRunnable(s::release))
-                .onErrorResume(RouterBusy.class, busy -> admitted(job, ctx, true));
+        return admission.around(job.model(), ctx, slot -> attempt(job, ctx, slot));
     }
 
     private Flux<RequestEvent.Attempt> attempt(GenerationJob job, RequestContext ctx, FlowSlot slot) {

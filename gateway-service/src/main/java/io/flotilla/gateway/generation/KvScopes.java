@@ -1,7 +1,5 @@
 package io.flotilla.gateway.generation;
 
-import io.flotilla.gateway.config.GatewayProperties;
-import io.flotilla.gateway.config.GatewayProperties.PrefixSharing;
 import io.flotilla.gateway.tokenize.ChatMessage;
 import io.flotilla.gateway.tokenize.ModelTokenization;
 import io.flotilla.protocol.hash.KvScope;
@@ -39,23 +37,23 @@ public final class KvScopes {
     /** Built-in HMAC key when none is configured: salts are then a function of public tenant ids. */
     private static final String BUILT_IN_SECRET = "flotilla-prefix-isolation/v1";
 
-    private final GatewayProperties properties;
+    private final GenerationSettings settings;
     private final Function<String, ModelTokenization> tokenizations;
     private final SecretKeySpec key;
     private final Map<String, List<int[]>> publicTokens = new ConcurrentHashMap<>();
 
-    public KvScopes(GatewayProperties properties, Function<String, ModelTokenization> tokenizations) {
-        this.properties = properties;
+    public KvScopes(GenerationSettings settings, Function<String, ModelTokenization> tokenizations) {
+        this.settings = settings;
         this.tokenizations = tokenizations;
-        String secret = properties.prefixIsolation().saltSecret();
+        String secret = settings.saltSecret();
         this.key = new SecretKeySpec((secret.isEmpty() ? BUILT_IN_SECRET : secret).getBytes(StandardCharsets.UTF_8),
                 "HmacSHA256");
     }
 
     /** Whether {@code keyId}'s requests for {@code model} keep their prefixes to their tenant. */
     public PrefixSharing sharing(String model, String keyId) {
-        PrefixSharing override = keyId.isEmpty() ? null : properties.prefixIsolation().keys().get(keyId);
-        return override != null ? override : properties.model(model).prefixSharingOrDefault();
+        PrefixSharing override = keyId.isEmpty() ? null : settings.keySharing().get(keyId);
+        return override != null ? override : settings.model(model).prefixSharing();
     }
 
     /**
@@ -101,7 +99,7 @@ public final class KvScopes {
     private List<int[]> tokenizePublicPrefixes(String model) {
         List<int[]> out = new ArrayList<>();
         ModelTokenization t = tokenizations.apply(model);
-        for (String p : properties.model(model).publicPrefixes()) {
+        for (String p : settings.model(model).publicPrefixes()) {
             out.add(t.textPrompt(p));
             out.add(t.chatPrompt(List.of(new ChatMessage("system", null, p))));
         }

@@ -1,6 +1,5 @@
 package io.flotilla.gateway.generation;
 
-import io.flotilla.gateway.config.GatewayProperties;
 import io.flotilla.gateway.flow.FlowLimits;
 import io.flotilla.gateway.output.ModelOutput;
 import io.flotilla.gateway.reasoning.ReasoningParser;
@@ -26,19 +25,18 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ModelProfiles {
 
-    private final GatewayProperties properties;
+    private final GenerationSettings settings;
     private final ModelTokenizations tokenizations;
     private final Map<String, BlockHasher> hashers = new ConcurrentHashMap<>();
     private final Map<String, ModelOutput> outputs = new ConcurrentHashMap<>();
     private final ChatPromptCache promptCache;
 
     /** @throws IllegalStateException naming the model when a configured parser does not exist */
-    public ModelProfiles(GatewayProperties properties, ModelTokenizations tokenizations) {
-        this.properties = properties;
+    public ModelProfiles(GenerationSettings settings, ModelTokenizations tokenizations) {
+        this.settings = settings;
         this.tokenizations = tokenizations;
-        this.promptCache = new ChatPromptCache(properties.promptCache().enabled(),
-                properties.promptCache().maxSize().toBytes());
-        properties.models().keySet().forEach(this::output);
+        this.promptCache = new ChatPromptCache(settings.promptCacheEnabled(), settings.promptCacheMaxBytes());
+        settings.models().keySet().forEach(this::output);
     }
 
     /**
@@ -47,7 +45,7 @@ public final class ModelProfiles {
      */
     public ModelOutput output(String model) {
         return outputs.computeIfAbsent(model, m -> {
-            GatewayProperties.Model config = properties.model(m);
+            GenerationSettings.Model config = settings.model(m);
             ModelTokenization t = tokenization(m);
             String tool = config.toolParser() != null ? config.toolParser()
                     : t.template() instanceof ChatMlTemplate ? HermesToolParser.NAME : "none";
@@ -81,21 +79,15 @@ public final class ModelProfiles {
     }
 
     public int maxContext(String model) {
-        return properties.model(model).maxContextOrDefault();
+        return settings.model(model).maxContext();
     }
 
     public boolean allowDisagg(String model) {
-        return properties.model(model).allowDisaggOrDefault();
+        return settings.model(model).allowDisagg();
     }
 
     public FlowLimits flowLimits(String model) {
-        GatewayProperties.Model m = properties.model(model);
-        GatewayProperties.Flow f = properties.flow();
-        return new FlowLimits(
-                m.maxInFlight() != null ? m.maxInFlight() : f.maxInFlight(),
-                m.maxQueued() != null ? m.maxQueued() : f.maxQueued(),
-                f.maxRouting(),
-                m.queueTimeout() != null ? m.queueTimeout() : f.queueTimeout());
+        return settings.model(model).flowLimits();
     }
 
     /**
@@ -104,7 +96,7 @@ public final class ModelProfiles {
      */
     public BlockHasher hasher(String model, int blockSize) {
         return hashers.computeIfAbsent(model + "\0" + blockSize, k -> {
-            GatewayProperties.Model m = properties.model(model);
+            GenerationSettings.Model m = settings.model(model);
             String layout = m.kvLayout() == null || m.kvLayout().isBlank()
                     ? KvNamespace.pagedLayout("bf16", blockSize) : m.kvLayout();
             return new BlockHasher(KvNamespace.of(model, tokenization(model).tokenizer().id(), layout), blockSize);

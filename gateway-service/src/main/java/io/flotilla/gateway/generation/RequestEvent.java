@@ -1,6 +1,9 @@
 package io.flotilla.gateway.generation;
 
+import io.flotilla.gateway.flow.FlowRequest;
+import io.flotilla.gateway.flow.Priority;
 import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.gateway.output.GenerationEvent;
 import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.RoutingMode;
 import io.flotilla.protocol.v1.TokenLogprobs;
@@ -8,16 +11,45 @@ import io.flotilla.protocol.v1.TokenLogprobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What happened to one request, in order. {@link RequestResult#apply} folds these into the request's
  * immutable result; nothing else changes it. Attempt events come from the {@link GenerationPipeline}
- * (one attempt per worker the request ran on), response events from the HTTP side.
+ * (one attempt per worker the request ran on), intake and response events from the HTTP side.
  */
 public sealed interface RequestEvent {
 
+    /** What the HTTP side learned of the request before it ran ({@link RequestIntake}). */
+    sealed interface Intake extends RequestEvent {
+    }
+
+    /** The body was read: who sent it, the flow it counts in, its band, and the model it names (not yet resolved). */
+    record Identified(String tenant, String flow, Priority priority, String model) implements Intake {
+    }
+
+    /** A worker serves {@code model}, the request's model as resolved; {@code job} its generation (null: an embedding). */
+    record Resolved(String model, GenerationJob job) implements Intake {
+
+        public Resolved(GenerationJob job) {
+            this(job.model(), job);
+        }
+    }
+
+    /** The request as flow control sees it. */
+    record Placed(FlowRequest request) implements Intake {
+    }
+
+    /** Hints for the router ({@link RequestIntake#routeHints}). */
+    record Hinted(Map<String, String> hints) implements Intake {
+    }
+
+    /** The error that ended the request before its response started. */
+    record Failed(Throwable error) implements Intake {
+    }
+
     /** Attempt events, which the pipeline emits downstream as well. */
-    sealed interface Attempt extends RequestEvent {
+    sealed interface Attempt extends RequestEvent, GenerationEvent {
     }
 
     /** Flow control dispatched the request after it waited {@code waited}. */
@@ -45,7 +77,7 @@ public sealed interface RequestEvent {
      * {@code handoffUsed} as the chunk says; {@code cachedTokens} from its usage, or null when it had none.
      */
     record Tokens(int choice, int[] ids, List<TokenLogprobs> logprobs, Instant at, boolean handoffUsed,
-                  Integer cachedTokens) implements Attempt {
+                  Integer cachedTokens) implements Attempt, GenerationEvent.Tokens {
 
         public Tokens(int[] ids, Instant at, boolean handoffUsed, Integer cachedTokens) {
             this(0, ids, List.of(), at, handoffUsed, cachedTokens);
@@ -60,7 +92,7 @@ public sealed interface RequestEvent {
      * Choice {@code choice} ended normally: {@code LENGTH} (max tokens) or {@code STOP} (eos, a stop token or
      * a stop string); {@code last} when it was the attempt's last choice to end.
      */
-    record Finished(int choice, FinishReason reason, boolean last) implements Attempt {
+    record Finished(int choice, FinishReason reason, boolean last) implements Attempt, GenerationEvent.Finished {
 
         public Finished(FinishReason reason) {
             this(0, reason, true);

@@ -29,22 +29,25 @@ import java.util.List;
  * @param queueWait           time waited in flow control (every wait, after busy answers too), null before dispatch
  * @param finishReason        what the client was told the output ended with; null until then
  * @param streamedError       an error sent inside a started stream, or null
+ * @param intake              what the HTTP side learned of the request before it ran
  */
 public record RequestResult(Instant arrived, TokenLog generated, List<String> excluded, String worker,
                             String firstWorker, RoutingMode mode, OverlapPrediction predicted, int migrations, Instant firstTokenAt,
                             Instant lastTokenAt, String prefillWorkerTried, int prefillCachedTokens,
                             int workerCachedTokens, boolean handoffUsed, boolean handoffSeen, boolean attemptFinished,
                             Duration queueWait, String finishReason, ApiError streamedError, boolean responseStarted,
-                            boolean abandoned) {
+                            boolean abandoned, RequestIntake intake) {
 
     public static RequestResult arrived(Instant at) {
         return new RequestResult(at, TokenLog.EMPTY, List.of(), "", "", null, null, 0, null, null, "", 0, 0, false, false,
-                false, null, null, null, false, false);
+                false, null, null, null, false, false, RequestIntake.NONE);
     }
 
     public RequestResult apply(RequestEvent event) {
         Builder b = new Builder(this);
-        if (event instanceof RequestEvent.Dispatched d) {
+        if (event instanceof RequestEvent.Intake i) {
+            b.intake = intake.apply(i);
+        } else if (event instanceof RequestEvent.Dispatched d) {
             b.queueWait = queueWait == null ? d.waited() : queueWait.plus(d.waited()); // waits again after busy
         } else if (event instanceof RequestEvent.Routed r) {
             b.worker = r.worker();
@@ -156,6 +159,7 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
         ApiError streamedError;
         boolean responseStarted;
         boolean abandoned;
+        RequestIntake intake;
 
         Builder(RequestResult r) {
             arrived = r.arrived;
@@ -179,12 +183,13 @@ public record RequestResult(Instant arrived, TokenLog generated, List<String> ex
             streamedError = r.streamedError;
             responseStarted = r.responseStarted;
             abandoned = r.abandoned;
+            intake = r.intake;
         }
 
         RequestResult build() {
             return new RequestResult(arrived, generated, excluded, worker, firstWorker, mode, predicted, migrations, firstTokenAt,
                     lastTokenAt, prefillWorkerTried, prefillCachedTokens, workerCachedTokens, handoffUsed, handoffSeen,
-                    attemptFinished, queueWait, finishReason, streamedError, responseStarted, abandoned);
+                    attemptFinished, queueWait, finishReason, streamedError, responseStarted, abandoned, intake);
         }
     }
 }

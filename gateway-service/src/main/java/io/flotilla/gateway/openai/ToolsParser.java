@@ -4,42 +4,22 @@ import io.flotilla.gateway.jinja.JsonValues;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /** Validates a chat request's {@code tools}, {@code tool_choice}, {@code parallel_tool_calls} and {@code response_format}. */
 final class ToolsParser {
 
-    /** Most tools per request (OpenAI's limit). */
-    static final int MAX_TOOLS = 128;
     private static final Pattern FUNCTION_NAME = Pattern.compile("[a-zA-Z0-9_.-]{1,64}");
 
     private ToolsParser() {
     }
 
+    private static final FunctionTools.Wording WORDING = FunctionTools.openAi(".function.name");
+
     static ToolsRequest tools(JsonParams p) {
-        JsonNode tools = p.node("tools");
-        List<ToolsRequest.Tool> out = new ArrayList<>();
-        if (tools != null) {
-            if (!tools.isArray()) {
-                throw p.wrongType("tools", "an array", tools);
-            }
-            if (tools.size() > MAX_TOOLS) {
-                throw ApiError.invalid("tools", "Invalid 'tools': at most " + MAX_TOOLS + " tools are allowed.");
-            }
-            Set<String> names = new HashSet<>();
-            for (int i = 0; i < tools.size(); i++) {
-                ToolsRequest.Tool tool = tool(tools.get(i), "tools[" + i + "]");
-                if (!names.add(tool.name())) {
-                    throw ApiError.invalid("tools[" + i + "].function.name", "Invalid 'tools': the function name '"
-                            + tool.name() + "' is used twice.");
-                }
-                out.add(tool);
-            }
-        }
+        List<ToolsRequest.Tool> out = FunctionTools.parse(p, WORDING, ToolsParser::tool);
         Boolean parallel = p.bool("parallel_tool_calls");
         JsonNode choice = p.node("tool_choice");
         ToolsRequest.Choice mode = out.isEmpty() ? ToolsRequest.Choice.NONE : ToolsRequest.Choice.AUTO;

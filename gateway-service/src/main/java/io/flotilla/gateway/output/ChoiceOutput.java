@@ -1,8 +1,5 @@
 package io.flotilla.gateway.output;
 
-import io.flotilla.gateway.generation.RequestEvent;
-import io.flotilla.gateway.generation.TextAssembler;
-import io.flotilla.gateway.generation.TextEvent;
 import io.flotilla.gateway.reasoning.ReasoningStream;
 import io.flotilla.gateway.toolcall.ToolCallSink;
 import io.flotilla.gateway.toolcall.ToolCallStream;
@@ -97,12 +94,12 @@ final class ChoiceOutput implements ToolCallSink {
         return finishReason;
     }
 
-    List<OutputEvent> apply(RequestEvent.Attempt event) {
+    List<OutputEvent> apply(GenerationEvent event) {
         List<OutputEvent> out = new ArrayList<>(2);
         if (done()) {
             return out;
         }
-        if (event instanceof RequestEvent.Tokens tokens) {
+        if (event instanceof GenerationEvent.Tokens tokens) {
             if (reasoning != null && reasoning.inReasoning()) {
                 reasoningTokens += tokens.ids().length;
             }

@@ -1,6 +1,5 @@
 package io.flotilla.gateway.output;
 
-import io.flotilla.gateway.generation.RequestEvent;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +27,11 @@ public final class ResponseAssembler {
      * What {@code event} made visible; the last event of all is {@link OutputEvent.End}. Only tokens and
      * ends of choices make output; routing and migration events make none.
      */
-    public List<OutputEvent> apply(RequestEvent.Attempt event) {
+    public List<OutputEvent> apply(GenerationEvent event) {
         int index;
-        if (event instanceof RequestEvent.Tokens t) {
+        if (event instanceof GenerationEvent.Tokens t) {
             index = t.choice();
-        } else if (event instanceof RequestEvent.Finished f) {
+        } else if (event instanceof GenerationEvent.Finished f) {
             index = f.choice();
         } else {
             return List.of();

@@ -63,9 +63,9 @@ class GenerationPipelineTest {
 
     private static RequestContext context(GenerationJob job) {
         RequestContext ctx = new RequestContext(job.requestId(), Clock.systemUTC().instant());
-        ctx.job(job);
-        ctx.flowRequest(new FlowRequest(job.requestId(), job.model(), Priority.STANDARD, "t", 10, Schedulers.parallel().now(java.util.concurrent.TimeUnit.NANOSECONDS)
-                + Duration.ofSeconds(30).toNanos()));
+        ctx.on(new RequestEvent.Resolved(job));
+        ctx.on(new RequestEvent.Placed(new FlowRequest(job.requestId(), job.model(), Priority.STANDARD, "t", 10,
+                Schedulers.parallel().now(java.util.concurrent.TimeUnit.NANOSECONDS) + Duration.ofSeconds(30).toNanos())));
         return ctx;
     }
 

@@ -24,7 +24,7 @@ class KvScopesTest {
     private static KvScopes scopes(Map<String, String> settings) {
         GatewayProperties p = new Binder(new MapConfigurationPropertySource(settings))
                 .bindOrCreate("flotilla.gateway", GatewayProperties.class);
-        return new KvScopes(p, m -> TOKENIZATION);
+        return new KvScopes(p.generation(), m -> TOKENIZATION);
     }
 
     private static final Map<String, String> TENANT_MODE = Map.of(

@@ -101,11 +101,10 @@ class OverlapPredictionTest {
 
     private static RequestContext request(String id, int cached, String finish) {
         RequestContext ctx = new RequestContext(id, Instant.now());
-        ctx.model("m", true);
-        ctx.job(new GenerationJob(id, "m", "t", new int[100], 4, SamplingParams.getDefaultInstance(), 1, List.of(),
+        ctx.on(new RequestEvent.Resolved(new GenerationJob(id, "m", "t", new int[100], 4, SamplingParams.getDefaultInstance(), 1, List.of(),
                 new int[0], false, false,
                 ScopedHasher.shared(new BlockHasher(KvNamespace.of("m", "tok", "bf16/bs16/paged"), 16)),
-                (Tokenizer) null, null));
+                (Tokenizer) null, null)));
         ctx.on(new RequestEvent.Routed("w", KV, 0, new OverlapPrediction(6, 100)));
         ctx.on(new RequestEvent.Tokens(new int[]{1}, Instant.now(), false, cached));
         ctx.on(new RequestEvent.Finished(FinishReason.FINISH_REASON_STOP));

@@ -1,4 +1,4 @@
-package io.flotilla.gateway.generation;
+package io.flotilla.gateway.output;
 
 import io.flotilla.gateway.tokenize.IncrementalDetokenizer;
 import io.flotilla.gateway.tokenize.StopStringMatcher;
@@ -26,18 +26,18 @@ public final class TextAssembler {
     }
 
     /** Text events caused by {@code event}; nothing after the first {@link TextEvent.Done}. */
-    public List<TextEvent> apply(RequestEvent.Attempt event) {
+    public List<TextEvent> apply(GenerationEvent event) {
         List<TextEvent> out = new ArrayList<>(2);
         if (done) {
             return out;
         }
-        if (event instanceof RequestEvent.Tokens tokens && tokens.ids().length > 0) {
+        if (event instanceof GenerationEvent.Tokens tokens && tokens.ids().length > 0) {
             StopStringMatcher.Step step = stops.push(detokenizer.push(tokens.ids()));
             add(out, step.text());
             if (step.stopped()) {
                 finish(out, "stop");
             }
-        } else if (event instanceof RequestEvent.Finished finished) {
+        } else if (event instanceof GenerationEvent.Finished finished) {
             StopStringMatcher.Step step = stops.push(detokenizer.finish());
             add(out, step.text());
             if (!step.stopped()) {

@@ -1,4 +1,4 @@
-package io.flotilla.gateway.generation;
+package io.flotilla.gateway.output;
 
 /** Output as the client sees it: text deltas, then one {@link Done}. */
 public sealed interface TextEvent {

@@ -1,5 +1,8 @@
-package io.flotilla.gateway.openai;
+package io.flotilla.gateway.api;
 
+import io.flotilla.gateway.openai.ApiError;
+import io.flotilla.gateway.openai.CompletionKind;
+import io.flotilla.gateway.openai.TokenUsage;
 import io.flotilla.gateway.output.ChoiceResult;
 import io.flotilla.gateway.output.OutputEvent;
 import io.flotilla.gateway.output.TokenLogprob;
@@ -20,7 +23,7 @@ import java.util.List;
  * the error body. Every chunk of a stream carries the same {@code id}, {@code created} and
  * {@code model}. Keeps each choice's text offset, so one instance serves one response.
  */
-public final class ResponseRenderer {
+final class ResponseRenderer {
 
     private final JsonMapper json;
     private final CompletionKind kind;

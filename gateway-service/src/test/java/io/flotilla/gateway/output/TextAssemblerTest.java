@@ -1,5 +1,6 @@
-package io.flotilla.gateway.generation;
+package io.flotilla.gateway.output;
 
+import io.flotilla.gateway.generation.RequestEvent;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.protocol.v1.FinishReason;
 import org.junit.jupiter.api.Test;

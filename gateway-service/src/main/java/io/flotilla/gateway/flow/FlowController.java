@@ -101,7 +101,7 @@ public final class FlowController {
     }
 
     /** The observation of an admission, from asking to a slot or a refusal. */
-    public static final String WAIT_OBSERVATION = "flotilla.gateway.flow.wait";
+    public static final String WAIT_OBSERVATION = "flotilla.gateway.flow.queue";
 
     private final ObservationRegistry observations;
     private final Function<String, FlowLimits> limits;

@@ -39,7 +39,7 @@ class DocumentedDefaultsTest {
     private static final Map<String, String> RECORDS = Map.of(
             "flotilla.gateway", "io.flotilla.gateway.config.GatewayProperties",
             "flotilla.router", "io.flotilla.router.config.RouterProperties",
-            "flotilla.indexer", "io.flotilla.indexer.config.IndexerProperties",
+            "flotilla.indexer", "io.flotilla.indexer.service.IndexerProperties",
             "flotilla.planner", "io.flotilla.planner.config.PlannerProperties",
             "flotilla.worker", "io.flotilla.worker.settings.WorkerProperties",
             "flotilla.kafka", "io.flotilla.kafka.boot.FlotillaKafkaProperties");

@@ -1,5 +1,6 @@
 package io.flotilla.indexer.config;
 
+import io.flotilla.indexer.service.IndexerProperties;
 import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.protocol.v1.IndexerServiceGrpc;
 import io.grpc.BindableService;

@@ -1,6 +1,5 @@
 package io.flotilla.indexer.service;
 
-import io.flotilla.indexer.config.IndexerProperties;
 import io.flotilla.indexer.core.ApplierSettings;
 import io.flotilla.indexer.core.IndexSnapshot;
 import io.flotilla.indexer.core.KvEventApplier;

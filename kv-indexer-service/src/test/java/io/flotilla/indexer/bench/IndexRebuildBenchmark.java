@@ -1,7 +1,7 @@
 package io.flotilla.indexer.bench;
 
 import io.flotilla.cluster.kafka.KafkaBroker;
-import io.flotilla.indexer.config.IndexerProperties;
+import io.flotilla.indexer.service.IndexerProperties;
 import io.flotilla.indexer.service.IndexService;
 import io.flotilla.indexer.service.KafkaIndexFeeds;
 import io.flotilla.kafka.boot.KafkaFeeds;

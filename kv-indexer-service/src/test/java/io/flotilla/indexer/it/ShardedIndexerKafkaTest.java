@@ -3,7 +3,7 @@ package io.flotilla.indexer.it;
 import com.google.protobuf.MessageLite;
 import io.flotilla.cluster.kafka.KafkaBroker;
 import io.flotilla.cluster.kafka.KafkaBrokerExtension;
-import io.flotilla.indexer.config.IndexerProperties;
+import io.flotilla.indexer.service.IndexerProperties;
 import io.flotilla.indexer.core.WorkerMatch;
 import io.flotilla.indexer.service.IndexService;
 import io.flotilla.indexer.service.IndexShard;

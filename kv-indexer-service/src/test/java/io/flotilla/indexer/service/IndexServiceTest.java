@@ -1,6 +1,6 @@
 package io.flotilla.indexer.service;
 
-import io.flotilla.indexer.config.IndexerProperties;
+import io.flotilla.indexer.service.IndexerProperties;
 import io.flotilla.indexer.core.WorkerMatch;
 import io.flotilla.protocol.v1.BlockStored;
 import io.flotilla.protocol.v1.KvEvent;

@@ -5,6 +5,7 @@ import io.flotilla.protocol.grpc.GrpcEndpoint;
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.WorkerDirectory;
+import io.flotilla.router.config.EppConfig;
 import io.flotilla.router.config.RouterProperties;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.service.RequestRouter;

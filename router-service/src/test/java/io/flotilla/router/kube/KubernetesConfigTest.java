@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.client.IndexerClient;
 import io.flotilla.router.cluster.WorkerDirectory;
+import io.flotilla.router.config.KubernetesConfig;
 import io.flotilla.router.config.RouterProperties;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;

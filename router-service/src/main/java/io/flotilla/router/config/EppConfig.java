@@ -1,11 +1,13 @@
-package io.flotilla.router.epp;
+package io.flotilla.router.config;
 
 import io.envoyproxy.envoy.service.ext_proc.v3.ExternalProcessorGrpc;
 import io.flotilla.gateway.tokenize.ChatMlTemplate;
 import io.flotilla.gateway.tokenize.Cl100kTokenizer;
 import io.flotilla.gateway.tokenize.ModelTokenizations;
 import io.flotilla.protocol.grpc.GrpcEndpoint;
-import io.flotilla.router.config.RouterProperties;
+import io.flotilla.router.epp.EndpointPicker;
+import io.flotilla.router.epp.EppSettings;
+import io.flotilla.router.epp.ExtProcService;
 import io.flotilla.router.service.RequestRouter;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -23,7 +25,7 @@ import java.util.Map;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(prefix = "flotilla.router.epp", name = "enabled", havingValue = "true")
-class EppConfig {
+public class EppConfig {
 
     @Bean(destroyMethod = "close")
     ModelTokenizations eppTokenizations() {

@@ -1,8 +1,9 @@
-package io.flotilla.router.kube;
+package io.flotilla.router.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.flotilla.router.config.RouterProperties;
+import io.flotilla.router.kube.RuntimeConfigMap;
+import io.flotilla.router.kube.WorkerPods;
 import io.flotilla.router.service.RequestRouter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,7 +19,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(prefix = "flotilla.router.kubernetes", name = "enabled", havingValue = "true")
-class KubernetesConfig {
+public class KubernetesConfig {
 
     private static final long LIST_WAIT_SECONDS = 30;
 

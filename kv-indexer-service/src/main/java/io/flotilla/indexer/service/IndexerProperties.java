@@ -1,4 +1,4 @@
-package io.flotilla.indexer.config;
+package io.flotilla.indexer.service;
 
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;

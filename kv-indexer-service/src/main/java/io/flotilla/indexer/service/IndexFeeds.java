@@ -34,6 +34,14 @@ public interface IndexFeeds extends AutoCloseable {
          * Called on the feed's thread, which waits for the answer before it reads on.
          */
         Map<Integer, Long> assigned(Set<Integer> partitions, int partitionCount);
+
+        /**
+         * A sharded KV feed gives {@code partitions} back to its group (a rebalance, or leaving it): the indexer
+         * writes their snapshots, so that their next owner, sharing the snapshot directory, resumes from here
+         * instead of replaying them from the start. Called on the feed's thread, which waits before it rejoins; the
+         * group assigns the partitions to another shard only after that.
+         */
+        void revoked(Set<Integer> partitions);
     }
 
     /** Starts reading membership from the start of its topic. */

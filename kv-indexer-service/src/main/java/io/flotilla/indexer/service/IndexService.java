@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -87,6 +88,16 @@ public final class IndexService implements AutoCloseable {
         @Override
         public Map<Integer, Long> assigned(Set<Integer> partitions, int partitionCount) {
             return call(() -> reassign(partitions, partitionCount));
+        }
+
+        @Override
+        public void revoked(Set<Integer> partitions) {
+            try {
+                snapshotPartitions(partitions);
+            } catch (IOException | RuntimeException e) {
+                log.warn("could not write the snapshots of given-back partitions {}: {} (their next owner replays them)",
+                        partitions, e.toString());
+            }
         }
     };
     private volatile KvEventApplier applier;
@@ -300,6 +311,17 @@ public final class IndexService implements AutoCloseable {
         Path file = snapshots.write(e.snapshot(), e.offsets());
         lastSnapshotMs = e.snapshot().takenAtMs();
         return file;
+    }
+
+    /** Writes the snapshots of {@code partitions} of this shard (exported on the writer, written here). */
+    private void snapshotPartitions(Set<Integer> partitions) throws IOException {
+        Map<Integer, IndexShard.Rebuilt> parts = call(() -> {
+            Map<Integer, IndexShard.Rebuilt> all = shard.split(applier.exportSnapshot(clock.millis()), kvOffsets);
+            all.keySet().retainAll(partitions);
+            return all;
+        });
+        shard.write(parts);
+        log.info("wrote the snapshots of partitions {} before giving them back", new TreeSet<>(parts.keySet()));
     }
 
     /** Matched leading blocks per worker, only for workers of the request's block size and model. Any thread. */

@@ -7,6 +7,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -66,6 +67,8 @@ final class ShardedKvFeed implements AutoCloseable {
         conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         conf.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         conf.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        // a rebalance moves only the partitions that must move: the others stay indexed, nothing is snapshot for them
+        conf.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         conf.put(ConsumerConfig.CLIENT_ID_CONFIG, "indexer-shard-" + Topics.KV_EVENTS.name());
         this.consumer = new KafkaConsumer<>(conf, new StringDeserializer(), new ProtoDeserializer.KvEventBatches());
         this.thread = new Thread(this::run, "indexer-shard-" + Topics.KV_EVENTS.name());
@@ -130,10 +133,25 @@ final class ShardedKvFeed implements AutoCloseable {
     /** Hands every new assignment to the sink and seeks where it says; revocations wait for the assignment. */
     private final class Rebalance implements ConsumerRebalanceListener {
 
+        /**
+         * With the cooperative assignor only the partitions that move are revoked; their snapshots are written before
+         * this shard rejoins, so the group's next assignment of them finds them. What this shard keeps stays indexed,
+         * and the next {@link #onPartitionsAssigned} drops the rest.
+         */
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // nothing yet: an eager rebalance revokes everything and gives most of it back; the next
-            // onPartitionsAssigned names what this shard keeps, and the rebuild drops the rest
+            if (!partitions.isEmpty()) {
+                Set<Integer> given = new TreeSet<>();
+                partitions.forEach(tp -> given.add(tp.partition()));
+                sink.revoked(given);
+            }
+        }
+
+        /** Lost (this shard missed its session): another shard may own them already, so nothing is written for them. */
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            log.warn("indexer shard lost partitions {} (its group session expired)",
+                    partitions.stream().map(TopicPartition::partition).sorted().toList());
         }
 
         @Override

@@ -6,9 +6,11 @@ import io.flotilla.protocol.v1.KvHandoff;
 import io.flotilla.protocol.v1.PrefillRequest;
 import io.flotilla.protocol.v1.PrefillResult;
 import io.flotilla.worker.engine.RequestHandle;
+import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.kv.EngineHandoffs;
 import io.flotilla.worker.kv.HandoffCheck;
 import io.flotilla.worker.kv.HandoffFailure;
+import io.micrometer.observation.Observation;
 
 /**
  * Handoffs where the engines move the KV themselves (vLLM {@code kv_transfer_params} with NixlConnector
@@ -46,9 +48,12 @@ public final class EngineHandoffPath implements HandoffPath {
         int importedTokens = h.getComputedTokens() / blockSize * blockSize;
         GenerateCall call = new GenerateCall(stream, local.identity().id(), local.metrics(), importedTokens);
         RequestHandle handle;
-        try {
-            handle = side.engine().submitWithKvTransfer(EngineRequests.of(request), h.getEngineTransferParams(), call);
+        // observed as a local generation is: the engine's HTTP request, and so its own transfer, joins the trace
+        TokenSink observed = ObservedTokenSink.start(call, local.observations(), local.identity().id(), local.engineKind());
+        try (Observation.Scope inEngine = ObservedTokenSink.openScope(observed)) {
+            handle = side.engine().submitWithKvTransfer(EngineRequests.of(request), h.getEngineTransferParams(), observed);
         } catch (RuntimeException e) {
+            ObservedTokenSink.abandon(observed, e);
             stream.fail(CallFailure.of(e));
             return;
         }

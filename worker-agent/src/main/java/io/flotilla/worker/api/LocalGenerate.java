@@ -36,6 +36,7 @@ public record LocalGenerate(WorkerIdentity identity, Engine engine, GenerationMe
         try (Observation.Scope inEngine = ObservedTokenSink.openScope(observed)) {
             handle = engine.submit(EngineRequests.of(request), observed);
         } catch (RuntimeException e) {
+            ObservedTokenSink.abandon(observed, e);
             stream.fail(CallFailure.of(e));
             return;
         }

@@ -66,6 +66,19 @@ final class ObservedTokenSink implements TokenSink {
         return sink instanceof ObservedTokenSink observed ? observed.observation.openScope() : Observation.Scope.NOOP;
     }
 
+    /**
+     * Ends {@code sink}'s observation with {@code error} without telling the sink (nothing for a sink that is not
+     * observed): for a submission the engine refused, whose caller answers the client itself.
+     */
+    static void abandon(TokenSink sink, Throwable error) {
+        if (sink instanceof ObservedTokenSink observed) {
+            observed.observation.lowCardinalityKeyValue("finish", "error").error(error);
+            observed.phase.error(error);
+            observed.phase.stop();
+            observed.observation.stop();
+        }
+    }
+
     @Override
     public void onTokens(int[] tokens) {
         first();

@@ -89,6 +89,11 @@ class DisaggregatedWorkersTest {
             return plain == null ? 0 : plain.count();
         }
 
+        long timed(String name, String... tags) {
+            var t = ctx.getBean(MeterRegistry.class).find(name).tags(tags).timer();
+            return t == null ? 0 : t.count();
+        }
+
         void close() {
             channel.shutdownNow();
             ctx.close();
@@ -146,6 +151,8 @@ class DisaggregatedWorkersTest {
         double bytesBefore = decode.counter("flotilla.worker.transfer_bytes");
         double computedBefore = decode.counter("flotilla.worker.prefill_tokens");
         double prefilledBefore = prefill.counter("flotilla.worker.prefill_tokens");
+        long pullsBefore = decode.timed("flotilla.worker.kv.pull", "outcome", "transferred");
+        long decodesBefore = decode.timed("flotilla.worker.engine.decode");
 
         PrefillResult answer = prefill(prefill, "pd-a", prompt, greedy());
         KvHandoff h = answer.getHandoff();
@@ -189,6 +196,10 @@ class DisaggregatedWorkersTest {
         assertThat(WorkerAgentKafkaTest.replay(events)).as("BlockStored events for the imported blocks").containsAll(imported);
         assertThat(decode.counter("flotilla.worker.transfer_bytes") - bytesBefore).isEqualTo(37.0 * BLOCK_BYTES);
         assertThat(decode.counter("flotilla.worker.handoffs_used")).isPositive();
+        assertThat(decode.timed("flotilla.worker.kv.pull", "outcome", "transferred") - pullsBefore)
+                .as("the pull is observed (a span of the request's trace, and a timer)").isEqualTo(1);
+        assertThat(decode.timed("flotilla.worker.engine.decode") - decodesBefore)
+                .as("the continuation is the engine's observation, as a local generation is").isEqualTo(1);
         assertThat(decode.counter("flotilla.worker.prefill_tokens") - computedBefore)
                 .as("only the partial last block is computed on the decode worker").isEqualTo(600 - 37 * 16);
 
@@ -232,6 +243,7 @@ class DisaggregatedWorkersTest {
     void blocksThatDoNotVerifyAreRefusedAndThePromptPrefilledLocally() {
         int[] prompt = prompt(200, 4);
         double before = decode.counter("flotilla.worker.handoff_fallbacks", "reason", "verify");
+        long failedPullsBefore = decode.timed("flotilla.worker.kv.pull", "outcome", "verify");
         KvHandoff good = prefill(prefill, "pd-d", prompt, greedy()).getHandoff();
         // Point block 1 at block 2's bytes: the seq_hash identity still matches, the bytes do not.
         KvHandoff h = good.toBuilder().setBlocks(1, good.getBlocks(1).toBuilder()
@@ -242,6 +254,8 @@ class DisaggregatedWorkersTest {
         assertThat(pd.last().getHandoffUsed()).isFalse();
         assertThat(pd.last().getHandoffRefusedReason()).contains("verify");
         assertThat(decode.counter("flotilla.worker.handoff_fallbacks", "reason", "verify") - before).isEqualTo(1);
+        assertThat(decode.timed("flotilla.worker.kv.pull", "outcome", "verify") - failedPullsBefore)
+                .as("the failed pull is observed with its reason").isEqualTo(1);
         assertThat(generate(prefill, request("agg-d", prompt, 8, greedy())).tokens()).isEqualTo(pd.tokens());
     }
 

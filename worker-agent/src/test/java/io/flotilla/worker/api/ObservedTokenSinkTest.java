@@ -110,6 +110,36 @@ class ObservedTokenSinkTest {
     }
 
     @Test
+    void aSubmissionTheEngineRefusedEndsTheObservationWithoutTellingTheSink() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        Recorder r = recorder(registry);
+        List<Throwable> told = new ArrayList<>();
+        TokenSink call = new TokenSink() {
+            @Override
+            public void onTokens(int[] tokens) {
+            }
+
+            @Override
+            public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                told.add(error);
+            }
+        };
+        ObservedTokenSink.abandon(ObservedTokenSink.start(call, registry, "w0", "sim"), new IllegalStateException("full"));
+        assertThat(r.events).containsExactly(
+                "start flotilla.worker.engine",
+                "start flotilla.worker.engine.prefill < flotilla.worker.engine",
+                "error flotilla.worker.engine",
+                "error flotilla.worker.engine.prefill",
+                "stop flotilla.worker.engine.prefill",
+                "stop flotilla.worker.engine");
+        assertThat(told).as("the caller answers the client itself").isEmpty();
+    }
+
+    @Test
     void withoutHandlersTheSinkIsPassedOnAsItIs() {
         assertThat(ObservedTokenSink.start(NOTHING, ObservationRegistry.NOOP, "w0", "sim")).isSameAs(NOTHING);
     }

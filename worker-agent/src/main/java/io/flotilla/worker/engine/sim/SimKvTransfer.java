@@ -41,7 +41,7 @@ final class SimKvTransfer implements KvTransferSupport {
 
     @Override
     public RequestHandle prefill(EngineRequest request, PrefillSink sink) {
-        return engine.submitExchange(x -> x.submitPrefill(request, new LockedPins(sink)));
+        return engine.submitExchange(x -> x.submitPrefill(request, new LockedPins(engine.deferred(sink))));
     }
 
     @Override
@@ -60,7 +60,8 @@ final class SimKvTransfer implements KvTransferSupport {
             blocks = li.blocks;
         }
         BlockImport b = blocks;
-        return engine.submitExchange(x -> x.submitContinuation(request, firstToken, rngState, b, sink));
+        return engine.submitDeferred(sink, deferred -> engine.withExchange(
+                x -> x.submitContinuation(request, firstToken, rngState, b, deferred)));
     }
 
     /** Hands prefill results on with a pin that takes the engine lock. */

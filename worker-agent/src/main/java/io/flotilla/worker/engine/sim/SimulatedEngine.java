@@ -1,5 +1,6 @@
 package io.flotilla.worker.engine.sim;
 
+import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.KvEvent;
 import io.flotilla.protocol.v1.TenantIsolation;
 import io.flotilla.worker.engine.AdapterSupport;
@@ -13,8 +14,11 @@ import io.flotilla.worker.engine.EngineUnavailableException;
 import io.flotilla.worker.engine.KvDigest;
 import io.flotilla.worker.engine.KvTierStatus;
 import io.flotilla.worker.engine.KvTransferSupport;
+import io.flotilla.worker.engine.PrefillSink;
+import io.flotilla.worker.engine.PrefilledKv;
 import io.flotilla.worker.engine.RequestHandle;
 import io.flotilla.worker.engine.ResidentBlocks;
+import io.flotilla.worker.engine.TokenLogprob;
 import io.flotilla.worker.engine.TokenSink;
 import io.flotilla.worker.kvbm.TierIo;
 
@@ -36,7 +40,9 @@ import java.util.function.Function;
  * {@code speedup}) on the injected {@link Sleeper}, less the time the step itself took, then
  * completes it; tokens therefore appear when the simulated forward pass ends. The driver blocks
  * while no request is in flight. One lock guards the scheduler; it is held while scheduling and
- * completing (and so during sink and KV listener callbacks) but never while waiting out a step.
+ * completing but never while waiting out a step, nor while the engine's callbacks run: sinks, KV events, step
+ * times and adapter changes made under it are queued and run, in order and one at a time, once it is released
+ * ({@link Deliveries}), so a slow sink does not hold up the scheduler and one that calls back in does not re-enter it.
  *
  * <p>Tests construct it with a {@link ManualClock} as both clock and sleeper, never call
  * {@link #start()}, and drive it with {@link #runOnce()}: steps then run synchronously while
@@ -60,6 +66,8 @@ public final class SimulatedEngine implements Engine {
     private final Clock clock;
     private final Sleeper sleeper;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Callbacks made under {@link #lock}, run after it is released. */
+    private final Deliveries deliveries = new Deliveries();
     private final Condition workArrived = lock.newCondition();
     private final Scheduler scheduler;
     private final KvExchange exchange;
@@ -99,7 +107,7 @@ public final class SimulatedEngine implements Engine {
         } else {
             this.tierStatus = null;
         }
-        scheduler.adapters().setListener(listeners.adaptersChanged());
+        scheduler.adapters().setListener(() -> deliveries.add(listeners.adaptersChanged()));
         this.adapterSupport = scheduler.adapters().enabled() ? () -> withScheduler(s -> s.adapters().status()) : null;
         this.embeddings = config.embeddingDimensions() > 0 ? new SimEmbeddings(config.embeddingDimensions(),
                 config.vocabSize(), config.maxContextTokens(), config.seed()) : null;
@@ -107,7 +115,7 @@ public final class SimulatedEngine implements Engine {
         try {
             scheduler.flushEvents();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -122,7 +130,7 @@ public final class SimulatedEngine implements Engine {
             scheduler.flushEvents();
             workArrived.signal();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -150,7 +158,7 @@ public final class SimulatedEngine implements Engine {
             driver.start();
             return this;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -160,16 +168,26 @@ public final class SimulatedEngine implements Engine {
 
     @Override
     public RequestHandle submit(EngineRequest request, TokenSink sink) {
+        return submitDeferred(sink, deferred -> scheduler.submit(request, deferred));
+    }
+
+    /**
+     * Submits under the lock with {@code sink}'s callbacks deferred ({@link DeferredSink}), wakes the driver,
+     * serialises cancel. The handle is known to the deferred sink before any callback can run.
+     */
+    RequestHandle submitDeferred(TokenSink sink, Function<TokenSink, RequestHandle> submit) {
+        DeferredSink deferred = new DeferredSink(sink);
         lock.lock();
         try {
             if (closed) {
                 throw new EngineUnavailableException("engine is closed");
             }
-            RequestHandle handle = scheduler.submit(request, sink);
+            RequestHandle handle = new LockedHandle(submit.apply(deferred));
+            deferred.handle = handle;
             workArrived.signal();
-            return new LockedHandle(handle);
+            return handle;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -236,7 +254,7 @@ public final class SimulatedEngine implements Engine {
             }
             future = drained;
         } finally {
-            lock.unlock();
+            unlock();
         }
         completeDrainIfIdle();
         return future;
@@ -268,7 +286,7 @@ public final class SimulatedEngine implements Engine {
             workArrived.signal();
             return new LockedHandle(handle);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -285,7 +303,7 @@ public final class SimulatedEngine implements Engine {
             }
             return action.apply(exchange);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -295,7 +313,7 @@ public final class SimulatedEngine implements Engine {
         try {
             return action.apply(scheduler);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -335,7 +353,7 @@ public final class SimulatedEngine implements Engine {
             workArrived.signalAll();
             t = driver;
         } finally {
-            lock.unlock();
+            unlock();
         }
         scheduler.closeTiers(); // outside the lock: the tier thread may be waiting for it to publish a copy
         lock.lock();
@@ -344,7 +362,7 @@ public final class SimulatedEngine implements Engine {
                 scheduler.pool().payloads().close(); // its memory may belong to a transfer agent closed next
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (t != null && t != Thread.currentThread()) {
             t.interrupt();
@@ -369,7 +387,7 @@ public final class SimulatedEngine implements Engine {
                         return;
                     }
                 } finally {
-                    lock.unlock();
+                    unlock();
                 }
                 if (!stepOnce()) {
                     sleeper.sleepNanos(IDLE_POLL_NANOS);
@@ -400,7 +418,7 @@ public final class SimulatedEngine implements Engine {
                 scheduler.complete(plan);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (!plan.isEmpty()) {
             long left = (long) (plan.stepMs() * 1e6) - (sleeper.nanoTime() - start);
@@ -412,9 +430,10 @@ public final class SimulatedEngine implements Engine {
                 if (!closed) {
                     scheduler.complete(plan);
                 }
-                listeners.stepMs().accept(plan.stepMs());
+                double stepMs = plan.stepMs();
+                deliveries.add(() -> listeners.stepMs().accept(stepMs));
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
         completeDrainIfIdle();
@@ -429,7 +448,7 @@ public final class SimulatedEngine implements Engine {
                 done = drained;
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (done != null) {
             done.complete(null); // outside the lock: dependents may call back into the engine
@@ -441,12 +460,103 @@ public final class SimulatedEngine implements Engine {
         try {
             return closed;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
+    /** Called under the lock; delivered after it (in order, one batch at a time: {@link Deliveries}). */
     private void deliverEvents(long position, List<KvEvent> events) {
-        listeners.kvEvents().onEvents(position, events);
+        deliveries.add(() -> listeners.kvEvents().onEvents(position, events));
+    }
+
+    /** Releases the engine lock, then runs the callbacks queued under it unless the thread still holds it. */
+    private void unlock() {
+        lock.unlock();
+        if (!lock.isHeldByCurrentThread()) {
+            deliveries.drain();
+        }
+    }
+
+    /** {@code sink} with its result queued for after the lock; a sink that throws releases the pin, as it would inline. */
+    PrefillSink deferred(PrefillSink sink) {
+        return new PrefillSink() {
+            @Override
+            public void onPrefilled(PrefilledKv kv) {
+                deliveries.add(() -> {
+                    try {
+                        sink.onPrefilled(kv);
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "prefill sink of " + kv.requestId() + " failed", e);
+                        kv.pin().release();
+                    }
+                });
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                deliveries.add(() -> sink.onError(error));
+            }
+        };
+    }
+
+    /**
+     * A token sink whose callbacks run after the lock. A sink that throws gets nothing more and its request is
+     * cancelled (its blocks released), as the scheduler drops a request whose sink throws inline.
+     */
+    private final class DeferredSink implements TokenSink {
+        private final TokenSink inner;
+        /** Set under the lock before any callback can be delivered. */
+        private volatile RequestHandle handle;
+        /** Read and written only by delivered callbacks, which never overlap. */
+        private volatile boolean broken;
+
+        DeferredSink(TokenSink inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void onTokens(int[] tokens) {
+            deliveries.add(() -> forward(() -> inner.onTokens(tokens)));
+        }
+
+        @Override
+        public void onTokens(int[] tokens, TokenLogprob[] logprobs) {
+            deliveries.add(() -> forward(() -> inner.onTokens(tokens, logprobs)));
+        }
+
+        @Override
+        public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
+            deliveries.add(() -> {
+                if (!broken) {
+                    inner.onFinish(reason, promptTokens, cachedTokens, completionTokens);
+                }
+            });
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            deliveries.add(() -> {
+                if (!broken) {
+                    inner.onError(error);
+                }
+            });
+        }
+
+        private void forward(Runnable call) {
+            if (broken) {
+                return;
+            }
+            try {
+                call.run();
+            } catch (RuntimeException e) {
+                broken = true;
+                LOG.log(System.Logger.Level.DEBUG, "a token sink failed; cancelling its request", e);
+                RequestHandle h = handle;
+                if (h != null) {
+                    h.cancel();
+                }
+            }
+        }
     }
 
     /** Serialises cancel with the driver. */
@@ -468,7 +578,7 @@ public final class SimulatedEngine implements Engine {
             try {
                 inner.cancel();
             } finally {
-                lock.unlock();
+                unlock();
             }
             completeDrainIfIdle();
         }

@@ -72,6 +72,52 @@ class SimulatedEngineTest {
     }
 
     @Test
+    void callbacksRunAfterTheEngineLockIsReleased() throws Exception {
+        try (SimulatedEngine engine = engine(SimTesting.small().build())) {
+            List<Integer> activeSeenFromAnotherThread = new ArrayList<>();
+            RecordingSink tokens = new RecordingSink() {
+                @Override
+                public void onTokens(int[] out) {
+                    super.onTokens(out);
+                    try {
+                        // the engine is free while its sink runs: another thread reads it at once
+                        activeSeenFromAnotherThread.add(CompletableFuture.supplyAsync(() -> engine.load().running())
+                                .get(5, TimeUnit.SECONDS));
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            };
+            engine.submit(request("a", prompt(20, 1), 3), tokens);
+            engine.runUntilIdle(100);
+            assertThat(tokens.tokens).hasSize(3);
+            assertThat(tokens.finishReason).isEqualTo(FinishReason.FINISH_REASON_LENGTH);
+            assertThat(activeSeenFromAnotherThread).hasSize(3);
+            assertThat(replay.violations).isEmpty();
+        }
+    }
+
+    @Test
+    void aSinkThatThrowsGetsNothingMoreAndItsRequestIsCancelled() throws InterruptedException {
+        try (SimulatedEngine engine = engine(SimTesting.small().build())) {
+            RecordingSink broken = new RecordingSink() {
+                @Override
+                public void onTokens(int[] out) {
+                    super.onTokens(out);
+                    throw new IllegalStateException("stream closed");
+                }
+            };
+            engine.submit(request("a", prompt(20, 1), 50), broken);
+            engine.runUntilIdle(100);
+            assertThat(broken.tokens).as("nothing after the sink threw").hasSize(1);
+            assertThat(broken.done()).isFalse();
+            assertThat(broken.error).isNull();
+            assertThat(engine.load().running()).isZero();
+            assertThat(engine.load().activeKvBlocks()).as("its blocks were released").isZero();
+        }
+    }
+
+    @Test
     void drainCompletesWhenInFlightWorkIsDone() throws InterruptedException {
         try (SimulatedEngine engine = engine(SimTesting.small().build())) {
             RecordingSink sink = new RecordingSink();

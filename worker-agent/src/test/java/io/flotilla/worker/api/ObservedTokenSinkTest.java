@@ -45,19 +45,25 @@ class ObservedTokenSinkTest {
         }
     }
 
-    private static final TokenSink NOTHING = new TokenSink() {
-        @Override
-        public void onTokens(int[] tokens) {
-        }
+    private static final TokenSink NOTHING = errorsTo(new ArrayList<>());
 
-        @Override
-        public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
-        }
+    /** A sink that keeps only the errors it is told. */
+    private static TokenSink errorsTo(List<Throwable> errors) {
+        return new TokenSink() {
+            @Override
+            public void onTokens(int[] tokens) {
+            }
 
-        @Override
-        public void onError(Throwable error) {
-        }
-    };
+            @Override
+            public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                errors.add(error);
+            }
+        };
+    }
 
     private static Recorder recorder(ObservationRegistry registry) {
         Recorder r = new Recorder();
@@ -114,21 +120,7 @@ class ObservedTokenSinkTest {
         ObservationRegistry registry = ObservationRegistry.create();
         Recorder r = recorder(registry);
         List<Throwable> told = new ArrayList<>();
-        TokenSink call = new TokenSink() {
-            @Override
-            public void onTokens(int[] tokens) {
-            }
-
-            @Override
-            public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
-            }
-
-            @Override
-            public void onError(Throwable error) {
-                told.add(error);
-            }
-        };
-        ObservedTokenSink.abandon(ObservedTokenSink.start(call, registry, "w0", "sim"), new IllegalStateException("full"));
+        ObservedTokenSink.abandon(ObservedTokenSink.start(errorsTo(told), registry, "w0", "sim"), new IllegalStateException("full"));
         assertThat(r.events).containsExactly(
                 "start flotilla.worker.engine",
                 "start flotilla.worker.engine.prefill < flotilla.worker.engine",

@@ -76,11 +76,11 @@ class RouterWiring {
     @Bean(destroyMethod = "close")
     IndexerShards indexerShards(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop,
                                 ObservationRegistry observations) {
-        List<String> addresses = p.indexers();
+        List<String> addresses = p.indexer().all();
         List<IndexerClient> clients = new java.util.ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
             clients.add(new IndexerClient(addresses.size() == 1 ? "indexer" : "indexer-" + i, addresses.get(i),
-                    new DeadlineEstimator(p.indexerDeadlineSettings()), registry, routerEventLoop.getIfAvailable(),
+                    new DeadlineEstimator(p.indexer().deadline().settings()), registry, routerEventLoop.getIfAvailable(),
                     java.util.List.of(new ObservationGrpcClientInterceptor(observations))));
         }
         return new IndexerShards(clients);
@@ -164,7 +164,7 @@ class RouterWiring {
     CapacityPublisher capacityPublisher(RequestRouter engine, RouterProperties p, Scheduler capacityScheduler,
                                         MeterRegistry registry) {
         CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
-                System::nanoTime, new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
+                System::nanoTime, new CapacityPublisher.Settings(p.capacity().coalesce(), p.capacity().heartbeat()), registry);
         engine.onCapacityChange(publisher::changed);
         return publisher;
     }

@@ -38,6 +38,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -56,7 +57,8 @@ class RouterWiring {
 
     /** Monotonic: leases count from the receipt of each heartbeat on it, and must not jump with NTP. */
     @Bean
-    Clock clock() {
+    Clock clock(Environment environment) {
+        RenamedKeys.check(environment); // the first bean most others need: fail before anything starts
         return MonotonicClock.start();
     }
 

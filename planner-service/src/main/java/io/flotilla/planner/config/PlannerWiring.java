@@ -85,15 +85,14 @@ class PlannerWiring {
     @Bean(destroyMethod = "close")
     ScalingConnector scalingConnector(PlannerProperties p, Clock clock, Leadership leadership, MeterRegistry registry) {
         return switch (p.connector()) {
-            case "local" -> new LocalConnector(
-                    Path.of(p.localHome() == null || p.localHome().isBlank() ? "" : p.localHome()).toAbsolutePath(),
-                    ProcessRunner.system(), new GrpcDrainClient(), p.drainDeadline(), clock, p.localMaxWorkers());
+            case "local" -> new LocalConnector(p.local().root(), ProcessRunner.system(), new GrpcDrainClient(),
+                    p.deadlines().drain(), clock, p.local().maxWorkers());
             case "kubernetes" -> new KubernetesConnector(new KubernetesClientBuilder().build(), p.namespace(),
-                    new GrpcDrainClient(), p.drainDeadline(), Executors.newSingleThreadExecutor(r -> {
+                    new GrpcDrainClient(), p.deadlines().drain(), Executors.newSingleThreadExecutor(r -> {
                         Thread t = new Thread(r, "planner-scale-down");
                         t.setDaemon(true);
                         return t;
-                    }), leadership::leads, clock, p.groupReadyDeadline(), registry);
+                    }), leadership::leads, clock, p.deadlines().groupReady(), registry);
             default -> new ShadowConnector();
         };
     }

@@ -48,13 +48,13 @@ PEAK_WORKERS=${EVAL_PEAK_WORKERS:-4}
 MEAN_WORKERS=${EVAL_MEAN_WORKERS:-2}
 # Planner timescales compressed for 280–300 s traces (defaults: 30s interval, 120s ready time, 30s up-cooldown,
 # 60s shortest hold, periods of 2m to 1d). The ready time is only the prior: the planner measures the cold start
-# of its own scale-ups (learn-ready-time), sizes ahead by it and prices scale-down with it (the break-even time).
+# of its own scale-ups (cold-start.learn), sizes ahead by it and prices scale-down with it (the break-even time).
 # The rise reserve runs as the planner's default (five measured cold starts, one replica: the planner-service
 # README's "Which default", RiseReserveSuiteTest, says why) unless EVAL_RISE_MEMORY fixes its memory (0s: off,
 # 150s: 150 s) or EVAL_RISE_COLD_STARTS sets it in cold starts; EVAL_RISE_REPLICAS caps it (default 1).
 PLANNER_OPTS=(--planner-interval "${EVAL_INTERVAL:-5s}"
-  --planner-opt "ttft-target=${TTFT_MS}ms" --planner-opt "itl-target=${ITL_MS}ms"
-  --planner-opt "ready-time=${EVAL_READY_TIME:-30s}"
+  --planner-opt "sla.ttft=${TTFT_MS}ms" --planner-opt "sla.itl=${ITL_MS}ms"
+  --planner-opt "cold-start.ready-time=${EVAL_READY_TIME:-30s}"
   --planner-opt "scaling.up-cooldown=${EVAL_UP_COOLDOWN:-5s}" --planner-opt "scaling.min-hold=${EVAL_MIN_HOLD:-10s}"
   --planner-opt "seasonality.min-period=${EVAL_MIN_PERIOD:-25s}" --planner-opt "seasonality.max-period=${EVAL_MAX_PERIOD:-120s}"
   --planner-opt "scaling.rise-replicas=${EVAL_RISE_REPLICAS:-1}"

@@ -22,7 +22,7 @@ class AppConfigMetadataTest {
             assertThat(keys.contains("management.server.port")).as(spec.module() + " management.server.port").isTrue();
             assertThat(keys.contains("spring.kafka.bootstrap-servers")).as(spec.module() + " kafka").isTrue();
         }
-        assertThat(AppConfigMetadata.forModule(root, "router-service").contains("flotilla.router.indexer-address"))
+        assertThat(AppConfigMetadata.forModule(root, "router-service").contains("flotilla.router.indexer.address"))
                 .isTrue();
         assertThat(AppConfigMetadata.forModule(root, "worker-agent").contains("flotilla.worker.transfer-port"))
                 .isTrue();

@@ -19,8 +19,8 @@ import java.util.TreeSet;
  * <p>Environment variables bind by Spring Boot's relaxed rule: the variable name, lower-cased with
  * {@code _} read as {@code .}, names the key whose canonical (kebab-case) name it equals when each
  * {@code -} of the key is either dropped or read as {@code .}. So {@code SERVER_PORT} binds
- * {@code server.port}, {@code FLOTILLA_ROUTER_INDEXER_ADDRESS} and
- * {@code FLOTILLA_ROUTER_INDEXERADDRESS} bind {@code flotilla.router.indexer-address}. A key of Map
+ * {@code server.port}, {@code FLOTILLA_ROUTER_GRPC_PORT} and
+ * {@code FLOTILLA_ROUTER_GRPCPORT} bind {@code flotilla.router.grpc-port}. A key of Map
  * type also takes any variable below it ({@code SPRING_KAFKA_PROPERTIES_X}); a key of List, Set or
  * array type also takes indexed variables ({@code SPRING_KAFKA_BOOTSTRAP_SERVERS_0}). A key whose
  * metadata says {@code deprecation.level = error} is no longer read and binds nothing.

@@ -15,7 +15,7 @@ class ConfigKeysTest {
         String json = """
                 {"properties": [
                   {"name": "server.port", "type": "java.lang.Integer"},
-                  {"name": "flotilla.router.indexer-address", "type": "java.lang.String"},
+                  {"name": "flotilla.router.grpc-port", "type": "java.lang.Integer"},
                   {"name": "spring.kafka.bootstrap-servers", "type": "java.util.List<java.lang.String>"},
                   {"name": "spring.kafka.properties", "type": "java.util.Map<java.lang.String,java.lang.String>"},
                   {"name": "spring.kafka.ssl.keystore-location", "type": "java.lang.String",
@@ -28,8 +28,8 @@ class ConfigKeysTest {
     @Test
     void dashesMayBeUnderscoresOrDropped() throws IOException {
         assertThat(keys().bindsEnv("SERVER_PORT")).isTrue();
-        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_INDEXER_ADDRESS")).isTrue();
-        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_INDEXERADDRESS")).isTrue();
+        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_GRPC_PORT")).isTrue();
+        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_GRPCPORT")).isTrue();
         assertThat(keys().bindsEnv("SPRING_KAFKA_BOOTSTRAP_SERVERS")).isTrue();
     }
 
@@ -43,8 +43,8 @@ class ConfigKeysTest {
 
     @Test
     void misspelledPrefixedAndRemovedKeysBindNothing() throws IOException {
-        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_INDEXR_ADDRESS")).isFalse();
-        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_INDEXER")).isFalse();
+        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_GRCP_PORT")).isFalse();
+        assertThat(keys().bindsEnv("FLOTILLA_ROUTER_GRPC")).isFalse();
         assertThat(keys().bindsEnv("SERVER")).isFalse();
         assertThat(keys().bindsEnv("SPRING_KAFKA_SSL_KEYSTORE_LOCATION")).isFalse();
     }

@@ -68,7 +68,7 @@ class PlannerLocalConnectorE2ETest {
         Path root = Path.of("").toAbsolutePath().getParent();
         cluster = new LocalCluster(root, System.out);
         PlannerOptions planner = PlannerOptions.parse("local", "2s", List.of(
-                "ready-time=10s", "aggregated.max=2", "scaling.up-cooldown=2s", "scaling.min-hold=4s",
+                "cold-start.ready-time=10s", "aggregated.max=2", "scaling.up-cooldown=2s", "scaling.min-hold=4s",
                 "scaling.idle-after=8s"));
         started = cluster.up(ClusterSpec.builder().workers(1).simSpeedup(0.25).planner(planner)
                 .timeout(Duration.ofSeconds(240)).build());

@@ -44,7 +44,7 @@ public record IndexerProperties(
      * Indexer shards. Off (the default), one indexer reads every partition of flotilla.kv-events and answers for every
      * worker. On, the replicas that share {@code groupId} form a Kafka consumer group over it: each indexes only the
      * workers of the partitions it is assigned, snapshots per partition under {@code snapshotDir/partition-<n>}, and
-     * the router asks every shard (its {@code indexer-addresses}).
+     * the router asks every shard (its {@code indexer.addresses}).
      *
      * @param enabled whether this indexer is one shard of a group
      * @param groupId the consumer group of the shards (one group per indexer deployment)

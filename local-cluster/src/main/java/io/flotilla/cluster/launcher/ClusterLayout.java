@@ -187,7 +187,7 @@ public record ClusterLayout(int aggregated, int prefill, int decode, String rout
                 ports("grpc", Ports.routerGrpc(n), "mgmt", Ports.routerManagement(n)), Ports.routerManagement(n),
                 with(kafkaArgs(), "--server.port=" + Ports.routerManagement(n),
                         "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + Ports.routerGrpc(n),
-                        "--flotilla.router.indexer-address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
+                        "--flotilla.router.indexer.address=127.0.0.1:" + Ports.INDEXER_GRPC, "--flotilla.router.mode=" + routerMode),
                 SERVICE_HEAP);
     }
 

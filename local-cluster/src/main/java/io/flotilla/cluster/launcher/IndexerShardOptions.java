@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * {@code up --indexer-shards N}: N kv-indexer processes that share flotilla.kv-events' partitions as one consumer
  * group (kv-indexer {@code flotilla.indexer.sharding}), with one snapshot directory (per partition inside it), and
- * every router given all of them ({@code flotilla.router.indexer-addresses}). Shard 0 is the usual {@code kv-indexer}
+ * every router given all of them ({@code flotilla.router.indexer.addresses}). Shard 0 is the usual {@code kv-indexer}
  * on its ports; shard k (1 … 7) is {@code kv-indexer-k}, gRPC 7020+k, management 8050+k. One shard (the default)
  * is the unsharded indexer, as without the flag.
  *
@@ -58,7 +58,7 @@ record IndexerShardOptions(int shards) {
                     out.add(shard(s, k));
                 }
             } else if (s.module().equals("router-service")) {
-                out.add(s.withExtraArgs(List.of("--flotilla.router.indexer-addresses=" + String.join(",", addresses))));
+                out.add(s.withExtraArgs(List.of("--flotilla.router.indexer.addresses=" + String.join(",", addresses))));
             } else {
                 out.add(s);
             }

@@ -31,7 +31,7 @@ class IndexerShardOptionsTest {
         }
         List<ServiceSpec> routers = services.stream().filter(s -> s.module().equals("router-service")).toList();
         assertThat(routers).hasSize(2).allSatisfy(r -> assertThat(r.args())
-                .contains("--flotilla.router.indexer-addresses=127.0.0.1:7002,127.0.0.1:7021,127.0.0.1:7022"));
+                .contains("--flotilla.router.indexer.addresses=127.0.0.1:7002,127.0.0.1:7021,127.0.0.1:7022"));
     }
 
     @Test

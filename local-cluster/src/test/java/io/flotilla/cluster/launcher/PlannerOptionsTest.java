@@ -63,10 +63,10 @@ class PlannerOptionsTest {
         assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("flotilla.planner.model=llama")))
                 .isInstanceOf(LauncherException.class)
                 .hasMessage("--planner-opt model: set it with --model (the planner plans the served model's pools)");
-        assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("headroom")))
+        assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("sla.headroom")))
                 .isInstanceOf(LauncherException.class).hasMessageContaining("KEY=VALUE");
-        assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("headroom=0.1", "headroom=0.2")))
-                .isInstanceOf(LauncherException.class).hasMessage("--planner-opt headroom is given twice");
+        assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("sla.headroom=0.1", "sla.headroom=0.2")))
+                .isInstanceOf(LauncherException.class).hasMessage("--planner-opt sla.headroom is given twice");
         assertThatThrownBy(() -> PlannerOptions.parse("local", null, List.of("Bad Key=1")))
                 .isInstanceOf(LauncherException.class).hasMessageContaining("not a flotilla.planner setting name");
     }

@@ -23,6 +23,7 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import org.springframework.validation.annotation.Validated;
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -40,22 +41,14 @@ import java.util.Map;
  * @param mode          aggregated (one pool of aggregated workers) or disaggregated (prefill and decode pools)
  * @param model         the model whose pools are planned (requests, workers and decisions of other models are ignored)
  * @param interval      planning interval: one observation and one decision per interval
- * @param readyTime     how long a new worker takes to become READY: the planner sizes for the load expected then,
- *                      and a restart costs that much worker time (the break-even time of scale-down)
- * @param learnReadyTime replace {@code readyTime} by the cold start measured from the planner's own scale-ups
- *                      (the longest of the last five), once one has completed
- * @param ttftTarget    time-to-first-token target
- * @param itlTarget     inter-token-latency target
- * @param headroom      capacity added on top of the predicted load (0.1 = 10 %)
+ * @param coldStart     how long a new worker takes to become READY, stated or measured
+ * @param sla           the latency targets the pools are sized for, and the capacity kept above them
  * @param profile       performance-profile JSON file (bin/flotilla profile); empty: the simulated engine's profile
  * @param simSpeedup    speedup of the simulated workers, when the built-in profile is used
  * @param gpuBudget     most GPUs the planned pools may use together
  * @param history       decisions kept for GET /planner/decisions
- * @param localHome     repository root whose bin/flotilla the local connector runs; empty: the working directory
- * @param localMaxWorkers highest worker number + 1 the local connector may start
- * @param drainDeadline how long a drained worker may finish in-flight requests
- * @param groupReadyDeadline how long a multi-pod instance (a LeaderWorkerSet group) may have a rank missing or not
- *                      Ready before the kubernetes connector removes the group whole to be recreated
+ * @param local         the local connector's repository and worker numbers
+ * @param deadlines     how long the connectors wait on a draining worker and on an incomplete multi-pod instance
  * @param prefill       prefill pool bounds
  * @param decode        decode pool bounds
  * @param aggregated    aggregated pool bounds
@@ -73,19 +66,14 @@ public record PlannerProperties(
         @DefaultValue("flotilla-sim") @NotBlank String model,
         @DefaultValue("aggregated") @Pattern(regexp = "aggregated|disaggregated") String mode,
         @DefaultValue("30s") Duration interval,
-        @DefaultValue("120s") Duration readyTime,
-        @DefaultValue("true") boolean learnReadyTime,
-        @DefaultValue("1000ms") Duration ttftTarget,
-        @DefaultValue("50ms") Duration itlTarget,
-        @DefaultValue("0.1") @DecimalMin("0") double headroom,
+        @DefaultValue @Valid ColdStart coldStart,
+        @DefaultValue @Valid Sla sla,
         String profile,
         @DefaultValue("1.0") @DecimalMin("0.001") double simSpeedup,
         @DefaultValue("16") @Min(0) int gpuBudget,
         @DefaultValue("100") @Min(1) int history,
-        String localHome,
-        @DefaultValue("64") @Min(1) int localMaxWorkers,
-        @DefaultValue("60s") Duration drainDeadline,
-        @DefaultValue("10m") Duration groupReadyDeadline,
+        @DefaultValue @Valid Local local,
+        @DefaultValue @Valid Deadlines deadlines,
         @DefaultValue @Valid Prefill prefill,
         @DefaultValue @Valid Decode decode,
         @DefaultValue @Valid Aggregated aggregated,
@@ -96,6 +84,44 @@ public record PlannerProperties(
         @DefaultValue @Valid LeaderElection leaderElection) {
 
     public static final String PREFIX = "flotilla.planner";
+
+    /**
+     * @param readyTime how long a new worker takes to become READY: the planner sizes for the load expected then,
+     *                  and a restart costs that much worker time (the break-even time of scale-down)
+     * @param learn     replace {@code readyTime} by the cold start measured from the planner's own scale-ups
+     *                  (the longest of the last five), once one has completed
+     */
+    public record ColdStart(@DefaultValue("120s") Duration readyTime, @DefaultValue("true") boolean learn) {
+    }
+
+    /**
+     * @param ttft     time-to-first-token target
+     * @param itl      inter-token-latency target
+     * @param headroom capacity added on top of the predicted load (0.1 = 10 %)
+     */
+    public record Sla(@DefaultValue("1000ms") Duration ttft, @DefaultValue("50ms") Duration itl,
+                      @DefaultValue("0.1") @DecimalMin("0") double headroom) {
+    }
+
+    /**
+     * @param home       repository root whose bin/flotilla the local connector runs; empty: the working directory
+     * @param maxWorkers highest worker number + 1 the local connector may start
+     */
+    public record Local(String home, @DefaultValue("64") @Min(1) int maxWorkers) {
+
+        /** {@code home} as an absolute path; the working directory when it is empty. */
+        public Path root() {
+            return Path.of(home == null || home.isBlank() ? "" : home).toAbsolutePath();
+        }
+    }
+
+    /**
+     * @param drain      how long a drained worker may finish in-flight requests
+     * @param groupReady how long a multi-pod instance (a LeaderWorkerSet group) may have a rank missing or not Ready
+     *                   before the kubernetes connector removes the group whole to be recreated
+     */
+    public record Deadlines(@DefaultValue("60s") Duration drain, @DefaultValue("10m") Duration groupReady) {
+    }
 
     /**
      * @param min  fewest replicas (0 allowed: without prefill workers decode workers prefill themselves)
@@ -171,7 +197,7 @@ public record PlannerProperties(
      * @param upThreshold   scale up when the need exceeds target × this
      * @param downThreshold replica k is needed while the need exceeds (k − 1) × this (the hysteresis band)
      * @param upCooldown    least time after a change before a scale-up
-     * @param restartCost   break-even time = this × the cold start (measured, or ready-time): an unneeded replica
+     * @param restartCost   break-even time = this × the cold start (measured, or cold-start.ready-time): an unneeded replica
      *                      is kept that long before it is released
      * @param minHold       shortest time an unneeded replica is kept, whatever the cold start
      * @param trust         how far a detected period shortens the hold, in [0, 1): with λ = 1 − trust, an unneeded
@@ -186,7 +212,7 @@ public record PlannerProperties(
      * @param riseMemory    how long the fastest rise the rate has shown within one cold start is remembered and
      *                      capacity for it kept when the forecasts fall (the rise reserve), as a fixed duration;
      *                      0: no reserve; unset: {@code riseMemoryColdStarts} cold starts
-     * @param riseMemoryColdStarts the rise reserve's memory in cold starts (the measured one, or readyTime) when
+     * @param riseMemoryColdStarts the rise reserve's memory in cold starts (the measured one, or cold-start.ready-time) when
      *                      {@code riseMemory} is unset; 0: no reserve
      * @param riseReplicas  at most this many replicas of a pool are kept for the rise reserve, above what the
      *                      forecasts need
@@ -252,8 +278,9 @@ public record PlannerProperties(
             limits.put(Pool.DECODE, new PlannerConfig.Limits(decode.min(), decode.max(), decode.gpus()));
             limits.put(Pool.AGGREGATED, new PlannerConfig.Limits(aggregated.min(), aggregated.max(), aggregated.gpus()));
             Predictor pr = predictor;
-            return new PlannerConfig(model, PlannerConfig.poolsOf("disaggregated".equals(mode)), interval, readyTime, learnReadyTime,
-                    ttftTarget.toNanos() / 1e6, itlTarget.toNanos() / 1e6, headroom, limits, gpuBudget,
+            return new PlannerConfig(model, PlannerConfig.poolsOf("disaggregated".equals(mode)), interval,
+                    coldStart.readyTime(), coldStart.learn(), sla.ttft().toNanos() / 1e6, sla.itl().toNanos() / 1e6,
+                    sla.headroom(), limits, gpuBudget,
                     new PredictorSettings(pr.kind(), pr.warmup(), pr.window(), pr.alpha(), pr.beta(), pr.gamma(), pr.damping(), pr.season()),
                     new PlannerConfig.ErrorSettings(pr.errorWindow(), pr.errorFloor(), pr.conservativeError(), pr.errorMinRequests()),
                     new PlannerConfig.CorrectionSettings(correction.min(), correction.max(), correction.smoothing(), correction.minSamples()),

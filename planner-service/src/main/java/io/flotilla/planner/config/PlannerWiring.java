@@ -34,9 +34,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,6 +57,15 @@ import java.util.concurrent.atomic.AtomicReference;
 class PlannerWiring {
 
     private static final Logger log = LoggerFactory.getLogger(PlannerWiring.class);
+
+    /**
+     * Runs before any bean is made, so before {@link PlannerProperties} is bound: its binding refuses an old key
+     * too, but without the name that replaced it.
+     */
+    @Bean
+    static BeanFactoryPostProcessor renamedKeys(Environment environment) {
+        return beanFactory -> RenamedKeys.check(environment);
+    }
 
     @Bean
     Clock clock() {
@@ -85,15 +96,14 @@ class PlannerWiring {
     @Bean(destroyMethod = "close")
     ScalingConnector scalingConnector(PlannerProperties p, Clock clock, Leadership leadership, MeterRegistry registry) {
         return switch (p.connector()) {
-            case "local" -> new LocalConnector(
-                    Path.of(p.localHome() == null || p.localHome().isBlank() ? "" : p.localHome()).toAbsolutePath(),
-                    ProcessRunner.system(), new GrpcDrainClient(), p.drainDeadline(), clock, p.localMaxWorkers());
+            case "local" -> new LocalConnector(p.local().root(), ProcessRunner.system(), new GrpcDrainClient(),
+                    p.deadlines().drain(), clock, p.local().maxWorkers());
             case "kubernetes" -> new KubernetesConnector(new KubernetesClientBuilder().build(), p.namespace(),
-                    new GrpcDrainClient(), p.drainDeadline(), Executors.newSingleThreadExecutor(r -> {
+                    new GrpcDrainClient(), p.deadlines().drain(), Executors.newSingleThreadExecutor(r -> {
                         Thread t = new Thread(r, "planner-scale-down");
                         t.setDaemon(true);
                         return t;
-                    }), leadership::leads, clock, p.groupReadyDeadline(), registry);
+                    }), leadership::leads, clock, p.deadlines().groupReady(), registry);
             default -> new ShadowConnector();
         };
     }

@@ -125,7 +125,7 @@ class PlannerPropertiesTest {
     @Test
     void settingsBindAsSpringBindsThemAndBuildTheAlgorithmsConfiguration() {
         PlannerConfig c = PlannerProperties.bind(Map.of("interval", "5s", "mode", "disaggregated", "scaling.min-hold", "10s",
-                "seasonality.max-period", "2m", "decode.max", "3", "ttft-target", "4s")).toConfig();
+                "seasonality.max-period", "2m", "decode.max", "3", "sla.ttft", "4s")).toConfig();
         assertThat(c.interval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(c.pools()).containsExactlyInAnyOrder(Pool.PREFILL, Pool.DECODE);
         assertThat(c.scaling().minHold()).isEqualTo(Duration.ofSeconds(10));
@@ -134,6 +134,23 @@ class PlannerPropertiesTest {
         assertThat(c.ttftTargetMs()).isEqualTo(4000);
         assertThat(c.learnReadyTime()).isTrue();
         assertThat(c.intervals(Duration.ofMinutes(2))).isEqualTo(24);
+    }
+
+    @Test
+    void theGroupedSettingsReachTheAlgorithmAndTheConnectors() {
+        PlannerProperties p = PlannerProperties.bind(Map.of("cold-start.ready-time", "30s", "cold-start.learn", "false",
+                "sla.itl", "200ms", "sla.headroom", "0.2", "local.home", "/srv/flotilla", "local.max-workers", "8",
+                "deadlines.drain", "5s", "deadlines.group-ready", "1m"));
+        PlannerConfig c = p.toConfig();
+        assertThat(c.readyTime()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.learnReadyTime()).isFalse();
+        assertThat(c.itlTargetMs()).isEqualTo(200);
+        assertThat(c.headroom()).isEqualTo(0.2);
+        assertThat(p.local().root()).isEqualTo(Path.of("/srv/flotilla"));
+        assertThat(p.local().maxWorkers()).isEqualTo(8);
+        assertThat(p.deadlines()).isEqualTo(new PlannerProperties.Deadlines(Duration.ofSeconds(5), Duration.ofMinutes(1)));
+        assertThat(PlannerProperties.defaults().local().root()).as("no home: the working directory")
+                .isEqualTo(Path.of("").toAbsolutePath());
     }
 
     @Test

@@ -24,7 +24,7 @@ class LowTrafficNoiseTest {
 
     /** Defaults with 5 s intervals and the hold and cooldown scaled to them; {@code minRequests} as given. */
     private static PlannerConfig config(double minRequests) {
-        return Configs.aggregated("interval", "5s", "ready-time", "30s", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
+        return Configs.aggregated("interval", "5s", "cold-start.ready-time", "30s", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
                 "predictor.error-min-requests", Double.toString(minRequests));
     }
 

@@ -40,7 +40,7 @@ class NoisyLoadPropertyTest {
     @Example
     void theCheckCatchesAPlannerWithoutHysteresis() {
         PlannerConfig flappy = Configs.aggregated("scaling.down-threshold", "1.0", "scaling.up-cooldown", "0s",
-                "scaling.min-hold", "0s", "ready-time", "0s", "scaling.idle-after", "1h", "scaling.kv-pressure", "2.0",
+                "scaling.min-hold", "0s", "cold-start.ready-time", "0s", "scaling.idle-after", "1h", "scaling.kv-pressure", "2.0",
                 "predictor.beta", "0.3", "predictor.damping", "1.0");
         int total = 0;
         for (long seed = 1; seed <= 5; seed++) {

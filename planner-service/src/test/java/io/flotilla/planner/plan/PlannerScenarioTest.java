@@ -37,8 +37,8 @@ class PlannerScenarioTest {
         PlannerConfig classic = Configs.aggregated("predictor.beta", "0.3", "predictor.damping", "1.0");
         for (PlannerConfig base : List.of(AGG, classic)) {
             PlannerSim lookahead = new PlannerSim(base, PoolCounts.of(AGGREGATED, 1));                         // ready time 120 s
-            PlannerSim reactive = new PlannerSim(base == AGG ? Configs.aggregated("ready-time", "0s")
-                    : Configs.aggregated("predictor.beta", "0.3", "predictor.damping", "1.0", "ready-time", "0s"), PoolCounts.of(AGGREGATED, 1));
+            PlannerSim reactive = new PlannerSim(base == AGG ? Configs.aggregated("cold-start.ready-time", "0s")
+                    : Configs.aggregated("predictor.beta", "0.3", "predictor.damping", "1.0", "cold-start.ready-time", "0s"), PoolCounts.of(AGGREGATED, 1));
             int firstAhead = -1;
             for (int i = 0; i < 24; i++) {
                 double rate = i < 6 ? 2 : 2 + 2 * (i - 5);             // flat, then +2 req/s every 30 s
@@ -64,7 +64,7 @@ class PlannerScenarioTest {
      */
     @Test
     void theLookaheadIsTheColdStartMeasuredFromItsOwnScaleUps() {
-        PlannerSim sim = new PlannerSim(Configs.aggregated("learn-ready-time", "true"), PoolCounts.of(AGGREGATED, 1));
+        PlannerSim sim = new PlannerSim(Configs.aggregated("cold-start.learn", "true"), PoolCounts.of(AGGREGATED, 1));
         List<PoolCounts> decided = new ArrayList<>();
         PoolCounts ready = PoolCounts.of(AGGREGATED, 1);
         for (int i = 0; i < 16; i++) {
@@ -285,7 +285,7 @@ class PlannerScenarioTest {
         assertThat((n - level) / Math.sqrt(level * 1.2)).isBetween(0.3, 2.0);
         assertThat((step * 5 - level) / Math.sqrt(level * 1.2)).isGreaterThan(3.0);
         for (String z : List.of("2.0", "0")) {
-            String[] settings = {"interval", "5s", "ready-time", "10s", "scaling.up-cooldown", "0s", "scaling.window-z", z};
+            String[] settings = {"interval", "5s", "cold-start.ready-time", "10s", "scaling.up-cooldown", "0s", "scaling.window-z", z};
             PlannerSim noise = new PlannerSim(Configs.aggregated(settings), PoolCounts.of(AGGREGATED, 1));
             PlannerSim steps = new PlannerSim(Configs.aggregated(settings), PoolCounts.of(AGGREGATED, 1));
             for (int i = 0; i < 10; i++) {

@@ -90,7 +90,7 @@ class ShapeScenarioTest {
     @Test
     void recurringBurstsKeepTheirReplicasWhenTheGapsAreShorterThanTheBreakEven() {
         for (long seed = 1; seed <= 5; seed++) {
-            ShapeSim.Result slow = run("recurring-50s", seed, 6, "ready-time", "30s", "scaling.rise-memory", "0s");
+            ShapeSim.Result slow = run("recurring-50s", seed, 6, "cold-start.ready-time", "30s", "scaling.rise-memory", "0s");
             assertThat(slow.decisions().get(slow.decisions().size() - 1).breakEven().get(Pool.AGGREGATED))
                     .isGreaterThanOrEqualTo(Duration.ofSeconds(30));
             int secondBurst = 6 + 13; // 6 quiet intervals + 65 s: the second burst's plateau
@@ -99,7 +99,7 @@ class ShapeScenarioTest {
             ShapeSim.Result fast = run("recurring-50s", seed, 1, "scaling.rise-memory", "0s");
             assertThat(fast.targets().subList(secondBurst, fast.targets().size())).as("seed %d: %s", seed, fast.targets())
                     .anyMatch(t -> t <= 2);
-            ShapeSim.Result oneOff = run("single-burst", seed, 6, "ready-time", "30s", "scaling.rise-memory", "0s");
+            ShapeSim.Result oneOff = run("single-burst", seed, 6, "cold-start.ready-time", "30s", "scaling.rise-memory", "0s");
             assertThat(oneOff.targets().get(oneOff.targets().size() - 1)).as("seed %d", seed).isEqualTo(1);
         }
     }

@@ -32,8 +32,8 @@ class TwoBurstReplayTest {
     private static final int QUIET = 6;
 
     private static ShapeSim.Result replay(int coldIntervals, String... settings) throws IOException {
-        List<String> all = new ArrayList<>(List.of("interval", "5s", "ttft-target", "8000ms", "itl-target", "167ms",
-                "ready-time", "30s", "learn-ready-time", "true", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
+        List<String> all = new ArrayList<>(List.of("interval", "5s", "sla.ttft", "8000ms", "sla.itl", "167ms",
+                "cold-start.ready-time", "30s", "cold-start.learn", "true", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
                 "seasonality.min-period", "25s", "seasonality.max-period", "120s", "aggregated.max", "4"));
         all.addAll(List.of(settings));
         PlannerConfig config = Configs.aggregated(all.toArray(String[]::new));

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * Planner configurations for tests, bound from the same properties users set ({@link PlannerProperties#bind}),
  * so a test states only the settings it changes and every other value is the documented default. Model
- * {@code m}; the ready time is held fixed ({@code learn-ready-time=false}) unless a setting says otherwise,
+ * {@code m}; the ready time is held fixed ({@code cold-start.learn=false}) unless a setting says otherwise,
  * since simulated replicas are READY in the next interval.
  */
 public final class Configs {
@@ -23,8 +23,8 @@ public final class Configs {
      * slower, a 30 s prior ready time that is then measured, a 10 s shortest hold, periods of 25–120 s, up to
      * 4 replicas): key, value pairs for {@link #aggregated}.
      */
-    public static final List<String> EVALUATION = List.of("interval", "5s", "ttft-target", "4000ms", "itl-target", "200ms",
-            "ready-time", "30s", "learn-ready-time", "true", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
+    public static final List<String> EVALUATION = List.of("interval", "5s", "sla.ttft", "4000ms", "sla.itl", "200ms",
+            "cold-start.ready-time", "30s", "cold-start.learn", "true", "scaling.up-cooldown", "5s", "scaling.min-hold", "10s",
             "seasonality.min-period", "25s", "seasonality.max-period", "120s", "aggregated.max", "4");
 
     /** An aggregated pool; {@code settings} are key, value, key, value … (keys below {@code flotilla.planner}). */
@@ -44,7 +44,7 @@ public final class Configs {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("model", "m");
         m.put("mode", mode);
-        m.put("learn-ready-time", "false");
+        m.put("cold-start.learn", "false");
         for (int i = 0; i < settings.length; i += 2) {
             m.put(settings[i], settings[i + 1]);
         }

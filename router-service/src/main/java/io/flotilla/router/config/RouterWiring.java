@@ -38,6 +38,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -56,7 +57,8 @@ class RouterWiring {
 
     /** Monotonic: leases count from the receipt of each heartbeat on it, and must not jump with NTP. */
     @Bean
-    Clock clock() {
+    Clock clock(Environment environment) {
+        RenamedKeys.check(environment); // the first bean most others need: fail before anything starts
         return MonotonicClock.start();
     }
 
@@ -76,11 +78,11 @@ class RouterWiring {
     @Bean(destroyMethod = "close")
     IndexerShards indexerShards(RouterProperties p, MeterRegistry registry, ObjectProvider<SharedEventLoop> routerEventLoop,
                                 ObservationRegistry observations) {
-        List<String> addresses = p.indexers();
+        List<String> addresses = p.indexer().all();
         List<IndexerClient> clients = new java.util.ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
             clients.add(new IndexerClient(addresses.size() == 1 ? "indexer" : "indexer-" + i, addresses.get(i),
-                    new DeadlineEstimator(p.indexerDeadlineSettings()), registry, routerEventLoop.getIfAvailable(),
+                    new DeadlineEstimator(p.indexer().deadline().settings()), registry, routerEventLoop.getIfAvailable(),
                     java.util.List.of(new ObservationGrpcClientInterceptor(observations))));
         }
         return new IndexerShards(clients);
@@ -164,7 +166,7 @@ class RouterWiring {
     CapacityPublisher capacityPublisher(RequestRouter engine, RouterProperties p, Scheduler capacityScheduler,
                                         MeterRegistry registry) {
         CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
-                System::nanoTime, new CapacityPublisher.Settings(p.capacityCoalesce(), p.capacityHeartbeat()), registry);
+                System::nanoTime, new CapacityPublisher.Settings(p.capacity().coalesce(), p.capacity().heartbeat()), registry);
         engine.onCapacityChange(publisher::changed);
         return publisher;
     }

@@ -15,7 +15,7 @@ public record Scan(int considered, int walked, FullScan fullScan) {
     public enum FullScan {
         /** Pruned: only the candidate set was scored. */
         NONE("none"),
-        /** Pruning is switched off ({@code flotilla.router.candidate-pruning=false}). */
+        /** Pruning is switched off ({@code flotilla.router.candidates.pruning=false}). */
         DISABLED("disabled"),
         /** A baseline or a softmax (temperature &gt; 0): every candidate's cost is part of the answer. */
         NOT_GREEDY("not-greedy"),

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * The settings of the runtime ConfigMap's data, read whole: {@code mode} ({@code kv}, {@code load},
- * {@code round-robin}, {@code random}) and {@code weight-prefill}, {@code weight-decode}, {@code weight-queue}
+ * {@code round-robin}, {@code random}) and {@code weights.prefill}, {@code weights.decode}, {@code weights.queue}
  * (each ≥ 0). A key left out keeps what the router runs with (weights left out keep their current value).
  * Any unknown key or bad value rejects the whole version of the ConfigMap, naming the key: nothing of it is
  * applied, so a typo never half-changes routing.
@@ -24,7 +24,7 @@ import java.util.Set;
 public record RuntimeSettings(Optional<Strategy> mode, Optional<Double> prefill, Optional<Double> decode,
                               Optional<Double> queue) {
 
-    public static final Set<String> KEYS = Set.of("mode", "weight-prefill", "weight-decode", "weight-queue");
+    public static final Set<String> KEYS = Set.of("mode", "weights.prefill", "weights.decode", "weights.queue");
 
     /** A ConfigMap version that cannot be applied; the message names each offending key. */
     public static final class Rejected extends IllegalArgumentException {
@@ -37,7 +37,7 @@ public record RuntimeSettings(Optional<Strategy> mode, Optional<Double> prefill,
         Map<String, String> d = data == null ? Map.of() : data;
         List<String> problems = new ArrayList<>();
         d.keySet().stream().filter(k -> !KEYS.contains(k)).sorted()
-                .forEach(k -> problems.add("unknown key '" + k + "' (known: mode, weight-prefill, weight-decode, weight-queue)"));
+                .forEach(k -> problems.add("unknown key '" + k + "' (known: mode, weights.prefill, weights.decode, weights.queue)"));
         Optional<Strategy> mode = Optional.empty();
         if (d.containsKey("mode")) {
             try {
@@ -46,9 +46,9 @@ public record RuntimeSettings(Optional<Strategy> mode, Optional<Double> prefill,
                 problems.add("mode: " + e.getMessage());
             }
         }
-        Optional<Double> prefill = weight(d, "weight-prefill", problems);
-        Optional<Double> decode = weight(d, "weight-decode", problems);
-        Optional<Double> queue = weight(d, "weight-queue", problems);
+        Optional<Double> prefill = weight(d, "weights.prefill", problems);
+        Optional<Double> decode = weight(d, "weights.decode", problems);
+        Optional<Double> queue = weight(d, "weights.queue", problems);
         if (!problems.isEmpty()) {
             throw new Rejected(String.join("; ", problems));
         }

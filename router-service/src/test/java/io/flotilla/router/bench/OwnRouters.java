@@ -25,7 +25,7 @@ final class OwnRouters implements AutoCloseable {
     private final int[] grpcPorts = new int[2];
     private final int[] managementPorts = new int[2];
 
-    /** @param routerArgs more router settings, space-separated, e.g. {@code --flotilla.router.capacity-coalesce=0ms} */
+    /** @param routerArgs more router settings, space-separated, e.g. {@code --flotilla.router.capacity.coalesce=0ms} */
     OwnRouters(String routerArgs) throws Exception {
         Path dir = Files.createTempDirectory("replica-bench-");
         broker = new KafkaBroker(KafkaBroker.Config.forTests(dir)).start();
@@ -38,10 +38,10 @@ final class OwnRouters implements AutoCloseable {
                     "-Xmx256m", "-XX:+UseSerialGC", "-XX:MetaspaceSize=128m", "-jar", jar,
                     "--spring.kafka.bootstrap-servers=" + kafkaAddress, "--server.port=" + managementPorts[n],
                     "--flotilla.router.name=" + Ports.routerName(n), "--flotilla.router.grpc-port=" + grpcPorts[n],
-                    "--flotilla.router.indexer-address=127.0.0.1:1"));
+                    "--flotilla.router.indexer.address=127.0.0.1:1"));
             for (String arg : routerArgs.split(" ")) {
                 if (!arg.isBlank()) {
-                    cmd.add(arg); // e.g. --flotilla.router.capacity-coalesce=0ms
+                    cmd.add(arg); // e.g. --flotilla.router.capacity.coalesce=0ms
                 }
             }
             routers.add(new ProcessBuilder(cmd)

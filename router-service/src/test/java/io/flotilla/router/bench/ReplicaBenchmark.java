@@ -56,7 +56,7 @@ import java.util.regex.Pattern;
  *
  * <p>With {@code -Dreplica.own=true} it needs no cluster (and no cluster lock): it starts its own Kafka
  * broker and two router processes ({@code router-service-exec.jar}) on free ports, and stops them;
- * {@code -Dreplica.router-args="--flotilla.router.capacity-coalesce=0ms"} passes settings to both.
+ * {@code -Dreplica.router-args="--flotilla.router.capacity.coalesce=0ms"} passes settings to both.
  *
  * <pre>
  * bin/flotilla up -d --routers 2

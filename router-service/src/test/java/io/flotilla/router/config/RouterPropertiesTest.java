@@ -2,6 +2,7 @@ package io.flotilla.router.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flotilla.router.client.DeadlineEstimator;
 import io.flotilla.router.core.PolicySpec;
 import io.flotilla.router.core.RouterConfig;
 import io.flotilla.router.core.Strategy;
@@ -33,15 +34,15 @@ class RouterPropertiesTest {
     void everyRoutingKeyReachesTheCoreConfig() {
         RouterConfig c = bind(Map.of(
                 "flotilla.router.mode", "load",
-                "flotilla.router.weight-prefill", "2",
-                "flotilla.router.weight-decode", "0.5",
-                "flotilla.router.weight-queue", "0",
+                "flotilla.router.weights.prefill", "2",
+                "flotilla.router.weights.decode", "0.5",
+                "flotilla.router.weights.queue", "0",
                 "flotilla.router.temperature", "0.3",
-                "flotilla.router.busy-prefill-fraction", "0",
-                "flotilla.router.busy-decode-fraction", "0.5",
+                "flotilla.router.busy.prefill-fraction", "0",
+                "flotilla.router.busy.decode-fraction", "0.5",
                 "flotilla.router.disagg-min-uncached-tokens", "64",
-                "flotilla.router.sequence-ttl", "1m",
-                "flotilla.router.approx-ttl", "30s")).routingConfig();
+                "flotilla.router.sequences.ttl", "1m",
+                "flotilla.router.sequences.approx-ttl", "30s")).routingConfig();
         assertThat(c.strategy()).isEqualTo(Strategy.LOAD);
         assertThat(c.weights()).isEqualTo(new RouterConfig.Weights(2, 0.5, 0));
         assertThat(c.temperature()).isEqualTo(0.3);
@@ -50,6 +51,37 @@ class RouterPropertiesTest {
         assertThat(c.disagg().minUncachedTokens()).isEqualTo(64);
         assertThat(c.sequenceTtl()).isEqualTo(Duration.ofMinutes(1));
         assertThat(c.approx().ttl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(bind(Map.of("flotilla.router.candidates.pruning", "false",
+                "flotilla.router.candidates.least-loaded", "4")).routingConfig().pruning())
+                .isEqualTo(new RouterConfig.Pruning(false, 4));
+    }
+
+    @Test
+    void theIndexerGroupGivesItsAddressesAndDeadline() {
+        RouterProperties.Indexer one = bind(Map.of(
+                "flotilla.router.indexer.address", "i:7002",
+                "flotilla.router.indexer.deadline.min", "2ms",
+                "flotilla.router.indexer.deadline.max", "80ms",
+                "flotilla.router.indexer.deadline.quantile", "0.9",
+                "flotilla.router.indexer.deadline.margin", "2",
+                "flotilla.router.indexer.deadline.window", "3s")).indexer();
+        assertThat(one.all()).containsExactly("i:7002");
+        assertThat(one.deadline().settings()).isEqualTo(new DeadlineEstimator.Settings(Duration.ofMillis(2),
+                Duration.ofMillis(80), 0.9, 2, 3, DeadlineEstimator.Settings.MIN_SAMPLES));
+
+        RouterProperties.Indexer shards = bind(Map.of(
+                "flotilla.router.indexer.addresses", "a:7002,b:7021",
+                "flotilla.router.indexer.deadline.fixed", "200ms")).indexer();
+        assertThat(shards.all()).as("the shards, not the default address").containsExactly("a:7002", "b:7021");
+        assertThat(shards.deadline().settings()).isEqualTo(DeadlineEstimator.Settings.fixed(Duration.ofMillis(200)));
+    }
+
+    @Test
+    void theCapacityStreamsPacingBinds() {
+        RouterProperties.Capacity capacity = bind(Map.of(
+                "flotilla.router.capacity.coalesce", "0ms",
+                "flotilla.router.capacity.heartbeat", "1s")).capacity();
+        assertThat(capacity).isEqualTo(new RouterProperties.Capacity(Duration.ZERO, Duration.ofSeconds(1)));
     }
 
     @Test

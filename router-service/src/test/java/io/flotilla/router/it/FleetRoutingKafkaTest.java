@@ -63,7 +63,7 @@ class FleetRoutingKafkaTest {
             router = new SpringApplicationBuilder(RouterApplication.class).run(
                     "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
                     "--flotilla.router.grpc-port=" + routerPort, "--flotilla.router.mode=load",
-                    "--flotilla.router.indexer-address=127.0.0.1:" + KafkaBroker.freePort());
+                    "--flotilla.router.indexer.address=127.0.0.1:" + KafkaBroker.freePort());
             var stub = RouterServiceGrpc.newBlockingStub(routerChannel);
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .until(() -> routable(stub, here) == IN_PROCESS && routable(stub, there) == IN_CHILD);

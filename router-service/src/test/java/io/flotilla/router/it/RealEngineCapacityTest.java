@@ -46,7 +46,7 @@ class RealEngineCapacityTest {
                     "--flotilla.worker.load-report-ms=50");
             ConfigurableApplicationContext router = new SpringApplicationBuilder(RouterApplication.class).run(
                     "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=" + routerMgmt,
-                    "--flotilla.router.grpc-port=" + KafkaBroker.freePort(), "--flotilla.router.indexer-address=127.0.0.1:1");
+                    "--flotilla.router.grpc-port=" + KafkaBroker.freePort(), "--flotilla.router.indexer.address=127.0.0.1:1");
             try {
                 await().atMost(Duration.ofSeconds(30)).until(() -> view(routerMgmt, id) != null
                         && view(routerMgmt, id).path("capacity_blocks").asInt() == 2000

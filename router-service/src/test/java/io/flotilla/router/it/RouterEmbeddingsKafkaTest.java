@@ -59,8 +59,8 @@ class RouterEmbeddingsKafkaTest {
         ConfigurableApplicationContext router = new SpringApplicationBuilder(RouterApplication.class).run(
                 "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=0",
                 "--flotilla.router.grpc-port=" + routerPort,
-                "--flotilla.router.indexer-address=127.0.0.1:" + KafkaBroker.freePort(),
-                "--flotilla.router.indexer-deadline=200ms");
+                "--flotilla.router.indexer.address=127.0.0.1:" + KafkaBroker.freePort(),
+                "--flotilla.router.indexer.deadline.fixed=200ms");
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", routerPort).usePlaintext().build();
         try {
             var stub = RouterServiceGrpc.newBlockingStub(channel);

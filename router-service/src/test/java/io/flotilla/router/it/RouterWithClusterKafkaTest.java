@@ -73,8 +73,8 @@ class RouterWithClusterKafkaTest {
             }
             start(started, new SpringApplicationBuilder(RouterApplication.class),
                     "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=" + routerMgmt,
-                    "--flotilla.router.grpc-port=" + routerPort, "--flotilla.router.indexer-address=127.0.0.1:" + indexerPort,
-                    "--flotilla.router.indexer-deadline=200ms",
+                    "--flotilla.router.grpc-port=" + routerPort, "--flotilla.router.indexer.address=127.0.0.1:" + indexerPort,
+                    "--flotilla.router.indexer.deadline.fixed=200ms",
                     // traced, exported nowhere that answers: spans are made, and their ids become exemplars
                     "--management.tracing.export.enabled=true", "--management.tracing.sampling.probability=1.0",
                     "--management.tracing.export.zipkin.endpoint=http://127.0.0.1:" + KafkaBroker.freePort() + "/api/v2/spans",

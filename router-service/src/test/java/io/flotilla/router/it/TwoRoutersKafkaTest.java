@@ -154,7 +154,7 @@ class TwoRoutersKafkaTest {
                     "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(), "--server.port=" + management,
                     "--flotilla.router.name=" + name, "--flotilla.router.grpc-port=" + grpc,
                     // two indexer shards, never asked in load mode: the sharded wiring starts like the single one
-                    "--flotilla.router.indexer-addresses=127.0.0.1:1,127.0.0.1:2", "--flotilla.router.mode=load");
+                    "--flotilla.router.indexer.addresses=127.0.0.1:1,127.0.0.1:2", "--flotilla.router.mode=load");
             return new Replica(app, grpc, management);
         }
 

@@ -144,7 +144,7 @@ class KubernetesViewTest {
         assertThat(router.mode()).isEqualTo(Strategy.KV);
 
         client.configMaps().inNamespace(NS).withName("flotilla-router-runtime").edit(cm -> new ConfigMapBuilder(cm)
-                .withData(Map.of("mode", "round-robin", "weight-queue", "2.5")).build());
+                .withData(Map.of("mode", "round-robin", "weights.queue", "2.5")).build());
         await().atMost(WAIT).until(() -> router.mode() == Strategy.ROUND_ROBIN);
         assertThat(router.config().weights()).isEqualTo(new RouterConfig.Weights(1, 1, 2.5));
 

@@ -16,7 +16,7 @@ class RuntimeSettingsTest {
 
     @Test
     void keysLeftOutKeepWhatRoutingRunsWith() {
-        RuntimeSettings s = RuntimeSettings.parse(Map.of("weight-decode", "0.5"));
+        RuntimeSettings s = RuntimeSettings.parse(Map.of("weights.decode", "0.5"));
         assertThat(s.mode()).isEmpty();
         assertThat(s.weights(NOW)).contains(new RouterConfig.Weights(1, 0.5, 3));
         assertThat(RuntimeSettings.parse(Map.of()).weights(NOW)).isEmpty();
@@ -25,8 +25,8 @@ class RuntimeSettingsTest {
 
     @Test
     void everyKnownKeyIsRead() {
-        RuntimeSettings s = RuntimeSettings.parse(Map.of("mode", " Load ", "weight-prefill", "0", "weight-decode", "1.5",
-                "weight-queue", "4"));
+        RuntimeSettings s = RuntimeSettings.parse(Map.of("mode", " Load ", "weights.prefill", "0", "weights.decode", "1.5",
+                "weights.queue", "4"));
         assertThat(s.mode()).isEqualTo(Optional.of(Strategy.LOAD));
         assertThat(s.weights(NOW)).contains(new RouterConfig.Weights(0, 1.5, 4));
     }
@@ -37,8 +37,8 @@ class RuntimeSettingsTest {
                 .isInstanceOf(RuntimeSettings.Rejected.class).hasMessageContaining("unknown key 'temperature'");
         assertThatThrownBy(() -> RuntimeSettings.parse(Map.of("mode", "fastest")))
                 .hasMessageContaining("unknown routing mode 'fastest'");
-        assertThatThrownBy(() -> RuntimeSettings.parse(Map.of("weight-queue", "-1", "weight-decode", "NaN", "weight-prefill", "x")))
-                .hasMessageContaining("weight-queue: must be a number >= 0, was '-1'")
-                .hasMessageContaining("weight-decode").hasMessageContaining("weight-prefill");
+        assertThatThrownBy(() -> RuntimeSettings.parse(Map.of("weights.queue", "-1", "weights.decode", "NaN", "weights.prefill", "x")))
+                .hasMessageContaining("weights.queue: must be a number >= 0, was '-1'")
+                .hasMessageContaining("weights.decode").hasMessageContaining("weights.prefill");
     }
 }

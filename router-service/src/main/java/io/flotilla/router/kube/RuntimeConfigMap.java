@@ -34,6 +34,8 @@ public final class RuntimeConfigMap implements AutoCloseable {
     private final String name;
     private final Counter applied;
     private final Counter rejected;
+    /** The resource version last applied or refused (guarded by this). */
+    private String lastVersion;
 
     public RuntimeConfigMap(KubernetesClient client, String namespace, String name, RequestRouter router, MeterRegistry registry) {
         this.router = router;
@@ -66,14 +68,23 @@ public final class RuntimeConfigMap implements AutoCloseable {
         });
     }
 
-    /** Starts watching; returns once the ConfigMap as it is now (if any) has been applied. */
+    /**
+     * Starts watching; returns once the ConfigMap as it is now (if any) has been applied. The informer's first list
+     * completes the start before its handlers have seen it, so the listed version is applied here, and the handler's
+     * notice of the same version is skipped.
+     */
     public RuntimeConfigMap start(long waitSeconds) throws Exception {
         informer.start().toCompletableFuture().get(waitSeconds, TimeUnit.SECONDS);
+        informer.getStore().list().forEach(this::apply);
         return this;
     }
 
-    private void apply(ConfigMap cm) {
-        String version = cm.getMetadata() == null ? "?" : cm.getMetadata().getResourceVersion();
+    private synchronized void apply(ConfigMap cm) {
+        String version = cm.getMetadata() == null ? null : cm.getMetadata().getResourceVersion();
+        if (version != null && version.equals(lastVersion)) {
+            return; // seen at start and again from the informer's handler
+        }
+        lastVersion = version;
         RuntimeSettings s;
         try {
             s = RuntimeSettings.parse(cm.getData());

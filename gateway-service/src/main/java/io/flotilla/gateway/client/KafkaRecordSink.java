@@ -5,6 +5,8 @@ import io.flotilla.protocol.kafka.ProtoProducers;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.GatewayLoad;
 import io.flotilla.protocol.v1.RequestRecord;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -22,6 +24,8 @@ import java.util.Map;
 public final class KafkaRecordSink implements RequestRecordSink {
 
     private final Producer<String, Object> producer;
+    /** Kafka's own producer metrics, once bound (the producer is not a bean, so Boot's binder does not see it). */
+    private KafkaClientMetrics metrics;
 
     /** @param producerConfig the gateway's producer settings ({@code spring.kafka.*}) */
     public KafkaRecordSink(Map<String, Object> producerConfig) {
@@ -58,8 +62,22 @@ public final class KafkaRecordSink implements RequestRecordSink {
         deliver(new ProducerRecord<>(Topics.GATEWAY_LOAD.name(), load.getGatewayId(), load), onError);
     }
 
+    /** Publishes the producer's own metrics ({@code kafka_producer_*}, tagged with its client id) on {@code registry}. */
+    public synchronized KafkaRecordSink bindMetrics(MeterRegistry registry) {
+        if (metrics == null) {
+            metrics = new KafkaClientMetrics(producer);
+            metrics.bindTo(registry);
+        }
+        return this;
+    }
+
     @Override
     public void close() {
+        synchronized (this) {
+            if (metrics != null) {
+                metrics.close();
+            }
+        }
         producer.close(Duration.ofSeconds(2));
     }
 }

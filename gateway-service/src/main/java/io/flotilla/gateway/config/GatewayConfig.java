@@ -280,8 +280,9 @@ class GatewayConfig {
      * disabled. Tests replace this bean. The publisher closes it.
      */
     @Bean(destroyMethod = "")
-    RequestRecordSink requestRecordSink(GatewayProperties properties, KafkaClients kafka) {
-        return properties.records().enabled() ? new KafkaRecordSink(kafka.producer()) : (record, onError) -> { };
+    RequestRecordSink requestRecordSink(GatewayProperties properties, KafkaClients kafka, MeterRegistry registry) {
+        return properties.records().enabled() ? new KafkaRecordSink(kafka.producer()).bindMetrics(registry)
+                : (record, onError) -> { };
     }
 
     /** The gateway writes request records and serves without Kafka: its {@code kafka} health is outside readiness. */

@@ -5,6 +5,7 @@ import io.flotilla.cluster.kafka.KafkaBrokerExtension;
 import io.flotilla.protocol.kafka.Topics;
 import io.flotilla.protocol.v1.RequestOutcome;
 import io.flotilla.protocol.v1.RequestRecord;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -22,7 +23,7 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Request records reach {@code flotilla.requests} on a real broker, keyed by request id. */
+/** Request records reach {@code flotilla.requests} on a real broker, keyed by request id, and the producer is metered. */
 @ExtendWith(KafkaBrokerExtension.class)
 class KafkaRecordSinkTest {
 
@@ -38,7 +39,9 @@ class KafkaRecordSinkTest {
             consumer.seekToEnd(partitions);
             partitions.forEach(consumer::position); // fix the starting offsets before producing
 
-            RequestRecordPublisher publisher = new RequestRecordPublisher(new KafkaRecordSink(kafka.clientConfig()), 100);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            RequestRecordPublisher publisher = new RequestRecordPublisher(
+                    new KafkaRecordSink(kafka.clientConfig()).bindMetrics(registry), 100);
             try {
                 publisher.publish(RequestRecord.newBuilder().setId(id).setModel("flotilla-sim").setIsl(12).setOsl(3)
                         .setOutcome(RequestOutcome.REQUEST_OUTCOME_OK).setWorker("worker-a").build());
@@ -56,6 +59,10 @@ class KafkaRecordSinkTest {
                 assertThat(found[0].getWorker()).isEqualTo("worker-a");
                 assertThat(found[0].getOsl()).isEqualTo(3);
                 assertThat(Optional.of(publisher.failed())).contains(0L);
+                // the producer is not a bean, so its own metrics are bound by hand: they show what it sent
+                await().atMost(Duration.ofSeconds(30)).until(() -> registry.find("kafka.producer.record.send.total")
+                        .functionCounter() != null
+                        && registry.find("kafka.producer.record.send.total").functionCounter().count() >= 1);
             } finally {
                 publisher.close();
             }

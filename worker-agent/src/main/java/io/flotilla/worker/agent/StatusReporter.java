@@ -45,6 +45,9 @@ public final class StatusReporter {
     private final Registration registration;
     private final AtomicLong publishErrors = new AtomicLong();
     private volatile WorkerState state = WorkerState.WORKER_STATE_STARTING;
+    /** The last load report sent, without its time, and when (guarded by this). */
+    private WorkerLoad lastLoad;
+    private long lastLoadSentMs;
 
     /**
      * The parts of the membership record that are configuration, not identity.
@@ -174,7 +177,35 @@ public final class StatusReporter {
         if (!registration.publishes()) {
             return CompletableFuture.completedFuture(null);
         }
-        return send(Topics.WORKER_LOAD.name(), loadReport());
+        WorkerLoad report = loadReport();
+        remember(report);
+        return send(Topics.WORKER_LOAD.name(), report);
+    }
+
+    /**
+     * Publishes this worker's load if it differs from the last report sent (anything but its time), or if the last
+     * one went out {@code maxSilenceMs} or more ago; returns whether it sent. Routers and planners read every worker's
+     * reports, so at fleet size the reports of idle or steady workers are most of their input: a steady load is
+     * repeated only as often as the heartbeat, a changed one at the next sample as before.
+     */
+    public synchronized boolean reportLoadIfChanged(long maxSilenceMs) {
+        if (!registration.publishes()) {
+            return false;
+        }
+        WorkerLoad report = loadReport();
+        long now = clock.millis();
+        WorkerLoad untimed = report.toBuilder().clearTs().build();
+        if (untimed.equals(lastLoad) && now - lastLoadSentMs < maxSilenceMs) {
+            return false;
+        }
+        remember(report);
+        send(Topics.WORKER_LOAD.name(), report);
+        return true;
+    }
+
+    private synchronized void remember(WorkerLoad report) {
+        lastLoad = report.toBuilder().clearTs().build();
+        lastLoadSentMs = clock.millis();
     }
 
     /** Publishes STOPPED and waits (bounded) for Kafka to take it, so consumers drop us at once. */

@@ -172,7 +172,7 @@ public final class WorkerInstance implements AutoCloseable {
 
     private void reportLoad() {
         try {
-            status.reportLoad();
+            status.reportLoadIfChanged(heartbeatMs);
         } catch (RuntimeException e) {
             log.debug("{} load report failed: {}", identity.id(), e.toString());
         }

@@ -34,7 +34,8 @@ import java.util.Map;
  * @param instances      simulated workers in this JVM
  * @param leaseMs        membership lease; a worker not heard from for this long leaves the worker set
  * @param heartbeatMs    interval of WorkerStatus heartbeats on flotilla.workers
- * @param loadReportMs   interval of WorkerLoad reports on flotilla.worker-load
+ * @param loadReportMs   how often the load is sampled for WorkerLoad reports on flotilla.worker-load: a changed load
+ *                       is sent at the next sample, an unchanged one again after {@code heartbeatMs}
  * @param eventBuffer    KV event batches buffered while Kafka is slow or down; beyond it batches are
  *                       dropped and the gap is repaired by the indexer from a snapshot
  * @param tokenizerId    tokenizer identity that goes into the block-hash namespace

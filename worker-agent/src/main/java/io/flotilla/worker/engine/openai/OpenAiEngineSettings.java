@@ -59,6 +59,12 @@ public record OpenAiEngineSettings(URI url, String servedModel, String kvEvents,
                 returnTokenIds);
     }
 
+    public OpenAiEngineSettings withReplayTimeout(Duration timeout) {
+        return new OpenAiEngineSettings(url, servedModel, kvEvents, kvEventsReplay, kvEventsTopic, metricsPath, healthPath,
+                clearCachePath, scrapeInterval, unhealthyAfter, connectTimeout, requestTimeout, timeout, maxInFlight,
+                returnTokenIds);
+    }
+
     public OpenAiEngineSettings withMaxInFlight(int max) {
         return new OpenAiEngineSettings(url, servedModel, kvEvents, kvEventsReplay, kvEventsTopic, metricsPath, healthPath,
                 clearCachePath, scrapeInterval, unhealthyAfter, connectTimeout, requestTimeout, replayTimeout, max,

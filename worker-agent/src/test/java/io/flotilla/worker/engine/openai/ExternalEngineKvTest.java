@@ -55,7 +55,9 @@ class ExternalEngineKvTest {
     ExternalEngineKvTest() throws IOException {
         http.metrics = FakeVllmServer.vllmMetrics(0, 0, 0, 4, 1024);
         engine = OpenAiHttpEngine.start(OpenAiEngineSettings.of(http.url(), "m")
-                .withKvEvents(zmq.endpoint(), zmq.replayEndpoint(), "kv-events"), HASHER, Clock.systemUTC(),
+                .withKvEvents(zmq.endpoint(), zmq.replayEndpoint(), "kv-events")
+                // the repair is under test, not its speed: a JeroMQ handshake on a loaded machine can outlast 1 s
+                .withReplayTimeout(Duration.ofSeconds(10)), HASHER, Clock.systemUTC(),
                 EngineListeners.kvEvents(indexer), "vllm-0");
     }
 
@@ -80,7 +82,7 @@ class ExternalEngineKvTest {
         zmq.publish(batchArray(1.0, List.of(storedArray(hashes(E0, E1), null, Arrays.copyOfRange(PROMPT, 0, 8), 4, null, null, false)), null));
         zmq.publishLost(batchMap(1.1, List.of(storedMap(hashes(E2), u64(E1), Arrays.copyOfRange(PROMPT, 8, 12), 4, null, "GPU")), null));
         zmq.publish(batchMap(1.2, List.of(storedMap(hashes(E2B), u64(E1), Arrays.copyOfRange(PROMPT2, 8, 12), 4, null, null)), 0));
-        await().atMost(Duration.ofSeconds(10)).until(() -> indexer.position() == 3);
+        await().atMost(Duration.ofSeconds(30)).until(() -> indexer.position() == 3);
 
         Set<Long> expected = new HashSet<>(RecordingKvListener.asSet(HASHER.seqHashes(PROMPT)));
         expected.addAll(RecordingKvListener.asSet(HASHER.seqHashes(PROMPT2)));

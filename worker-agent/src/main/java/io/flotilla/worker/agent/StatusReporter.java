@@ -178,7 +178,7 @@ public final class StatusReporter {
             return CompletableFuture.completedFuture(null);
         }
         WorkerLoad report = loadReport();
-        remember(report);
+        remember(report.toBuilder().clearTs().build(), clock.millis());
         return send(Topics.WORKER_LOAD.name(), report);
     }
 
@@ -198,14 +198,14 @@ public final class StatusReporter {
         if (untimed.equals(lastLoad) && now - lastLoadSentMs < maxSilenceMs) {
             return false;
         }
-        remember(report);
+        remember(untimed, now);
         send(Topics.WORKER_LOAD.name(), report);
         return true;
     }
 
-    private synchronized void remember(WorkerLoad report) {
-        lastLoad = report.toBuilder().clearTs().build();
-        lastLoadSentMs = clock.millis();
+    private synchronized void remember(WorkerLoad untimed, long sentMs) {
+        lastLoad = untimed;
+        lastLoadSentMs = sentMs;
     }
 
     /** Publishes STOPPED and waits (bounded) for Kafka to take it, so consumers drop us at once. */

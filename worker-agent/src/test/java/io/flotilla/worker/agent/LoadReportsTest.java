@@ -2,13 +2,12 @@ package io.flotilla.worker.agent;
 
 import io.flotilla.protocol.hash.KvNamespace;
 import io.flotilla.protocol.v1.EngineTiming;
-import io.flotilla.protocol.v1.FinishReason;
 import io.flotilla.protocol.v1.WorkerCapacity;
 import io.flotilla.protocol.v1.WorkerLoad;
 import io.flotilla.protocol.v1.WorkerRole;
 import io.flotilla.worker.engine.EngineListeners;
 import io.flotilla.worker.engine.EngineRequest;
-import io.flotilla.worker.engine.TokenSink;
+import io.flotilla.worker.engine.openai.AwaitingSink;
 import io.flotilla.worker.engine.sim.ManualClock;
 import io.flotilla.worker.engine.sim.SimEngineConfig;
 import io.flotilla.worker.engine.sim.SimulatedEngine;
@@ -26,20 +25,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LoadReportsTest {
 
     private static final long HEARTBEAT_MS = 1000;
-
-    private static final TokenSink IGNORED = new TokenSink() {
-        @Override
-        public void onTokens(int[] tokens) {
-        }
-
-        @Override
-        public void onFinish(FinishReason reason, int promptTokens, int cachedTokens, int completionTokens) {
-        }
-
-        @Override
-        public void onError(Throwable error) {
-        }
-    };
 
     @Test
     void aSteadyLoadIsRepeatedAtTheHeartbeatAndAChangedOneAtTheNextSample() {
@@ -59,7 +44,7 @@ class LoadReportsTest {
             clock.advance(Duration.ofMillis(500));
             assertThat(status.reportLoadIfChanged(HEARTBEAT_MS)).as("idle, 750 ms later").isFalse();
 
-            engine.submit(EngineRequest.of("r1", new int[]{1, 2, 3, 4}, 4), IGNORED);
+            engine.submit(EngineRequest.of("r1", new int[]{1, 2, 3, 4}, 4), new AwaitingSink());
             clock.advance(Duration.ofMillis(250));
             assertThat(status.reportLoadIfChanged(HEARTBEAT_MS)).as("a request waits now").isTrue();
             assertThat(((WorkerLoad) sent.history().get(1).value()).getWaiting()).isEqualTo(1);

@@ -16,20 +16,21 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * FindMatches latency: a 128-block query against 64 workers and 1 M resident (block, worker) pairs.
- * SampleTime mode, so the output carries the p99.
+ * FindMatches latency: a 128-block query against 64 workers and 1 M resident (block, worker) pairs, or at fleet
+ * size with {@code -p workers=1024 -p pairs=10000000}. SampleTime mode, so the output carries the p99.
  *
  * <ul>
- *   <li>{@code hot}: a hot prefix every worker holds in full: 128 lookups, 64 results (worst case).</li>
- *   <li>{@code private}: one worker's private chain, at a random offset: all 64 workers are checked
- *       on the first block, one keeps matching for 128 blocks.</li>
+ *   <li>{@code hot}: a hot prefix every worker holds in full: 128 lookups per group of 64 workers, one result per
+ *       worker (worst case).</li>
+ *   <li>{@code private}: one worker's private chain, at a random offset: all workers are checked
+ *       on the first block (one probe per group of 64), one keeps matching for 128 blocks.</li>
  *   <li>{@code miss}: unknown hashes: one lookup.</li>
  * </ul>
  * Queries rotate over 4096 prepared chains so the caches see many different blocks.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
 @State(Scope.Benchmark)
 public class FindMatchesBenchmark {
 
@@ -39,26 +40,33 @@ public class FindMatchesBenchmark {
     @Param({"hot", "private", "miss"})
     public String query;
 
+    @Param({"64"})
+    public int workers;
+
+    @Param({"1000000"})
+    public long pairs;
+
     private PrefixIndex index;
     private long[][] queries;
     private int next;
 
     @Setup(Level.Trial)
     public void build() {
-        index = IndexFixtures.index(scenario);
+        index = IndexFixtures.index(scenario, workers, pairs);
+        int perWorker = (int) (pairs / workers);
         SplittableRandom rnd = new SplittableRandom(7);
         queries = new long[4096][];
         for (int q = 0; q < queries.length; q++) {
             queries[q] = switch (query) {
                 case "hot" -> IndexFixtures.hotChain(rnd.nextInt(IndexFixtures.HOT_CHAINS));
-                case "private" -> IndexFixtures.privateChain(rnd.nextInt(IndexFixtures.WORKERS),
-                        rnd.nextInt(IndexFixtures.PER_WORKER - IndexFixtures.CHAIN * IndexFixtures.HOT_CHAINS - 128));
-                case "miss" -> IndexFixtures.privateChain(1000 + rnd.nextInt(1000), 0);
+                case "private" -> IndexFixtures.privateChain(rnd.nextInt(workers),
+                        rnd.nextInt(perWorker - IndexFixtures.CHAIN * IndexFixtures.HOT_CHAINS - 128));
+                case "miss" -> IndexFixtures.privateChain(workers + 1000 + rnd.nextInt(1000), 0);
                 default -> throw new IllegalArgumentException(query);
             };
         }
         int expected = switch (query) {
-            case "hot" -> 64;
+            case "hot" -> workers;
             case "private" -> 1;
             default -> 0;
         };

@@ -12,7 +12,8 @@ import java.util.function.Supplier;
  * it does not weigh objects). For each structure: full GC, used heap, build it from the same 1 M
  * pairs, full GC, used heap again; the difference over the pair count. Run with a fixed heap and the
  * serial collector so {@code System.gc()} is a real full collection, e.g.
- * {@code java -Xms4g -Xmx4g -XX:+UseSerialGC -cp ... io.flotilla.indexer.core.HeapPerPair}.
+ * {@code java -Xms4g -Xmx4g -XX:+UseSerialGC -cp ... io.flotilla.indexer.core.HeapPerPair}; with the arguments
+ * {@code WORKERS PAIRS} (e.g. {@code 1024 10000000}) it weighs {@link PrefixIndex} alone at that size.
  *
  * <p>Alternatives weighed against {@link PrefixIndex}: a boxed {@code HashMap<Long, Long>} of
  * seq_hash to worker mask (the same design without primitives), the naive reference model
@@ -28,6 +29,23 @@ public final class HeapPerPair {
     }
 
     public static void main(String[] args) {
+        if (args.length == 2) { // fleet size: the index alone (the alternatives would need several times the heap)
+            int workers = Integer.parseInt(args[0]);
+            long pairs = Long.parseLong(args[1]);
+            for (String scenario : List.of("unique", "shared")) {
+                List<long[]> holdings = IndexFixtures.holdings(scenario, workers, pairs);
+                report(scenario, "PrefixIndex, " + workers + " workers", () -> {
+                    PrefixIndex index = new PrefixIndex();
+                    for (int w = 0; w < holdings.size(); w++) {
+                        for (long h : holdings.get(w)) {
+                            index.store(IndexFixtures.worker(w), h);
+                        }
+                    }
+                    return index;
+                }, (pairs / workers) * workers);
+            }
+            return;
+        }
         // Just past a table doubling (789 K distinct blocks > 3/4 of 2^20 cells): the least dense point.
         List<long[]> edge = IndexFixtures.holdings("unique").stream()
                 .map(b -> java.util.Arrays.copyOf(b, 12_330)).toList();

@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Deterministic index contents for the benchmarks: 64 workers, 1 M resident (block, worker) pairs.
+ * Deterministic index contents for the benchmarks: by default 64 workers and 1 M resident (block, worker) pairs; the
+ * overloads that take a worker and pair count build the same shapes at fleet size (1,024 workers, 10 M pairs).
  *
  * <ul>
  *   <li>{@code unique}: every pair is its own block (no sharing between workers): the largest table,
@@ -57,9 +58,18 @@ final class IndexFixtures {
 
     /** Per worker the blocks to hold for {@code scenario} ("unique" or "shared"). */
     static List<long[]> holdings(String scenario) {
-        List<long[]> out = new ArrayList<>(WORKERS);
-        for (int w = 0; w < WORKERS; w++) {
-            long[] blocks = new long[PER_WORKER];
+        return holdings(scenario, WORKERS, PAIRS);
+    }
+
+    /** As {@link #holdings(String)}, for {@code workers} workers holding {@code pairs} pairs in all. */
+    static List<long[]> holdings(String scenario, int workers, long pairs) {
+        int perWorker = Math.toIntExact(pairs / workers);
+        if (scenario.equals("shared") && perWorker < HOT_CHAINS * CHAIN + CHAIN) {
+            throw new IllegalArgumentException(perWorker + " pairs per worker do not fit the hot prefixes and a private chain");
+        }
+        List<long[]> out = new ArrayList<>(workers);
+        for (int w = 0; w < workers; w++) {
+            long[] blocks = new long[perWorker];
             int n = 0;
             if (scenario.equals("shared")) {
                 for (int c = 0; c < HOT_CHAINS; c++) {
@@ -70,7 +80,7 @@ final class IndexFixtures {
             } else if (!scenario.equals("unique")) {
                 throw new IllegalArgumentException(scenario);
             }
-            for (long i = 0; n < PER_WORKER; i++) {
+            for (long i = 0; n < perWorker; i++) {
                 blocks[n++] = privateBlock(w, i);
             }
             out.add(blocks);
@@ -80,9 +90,14 @@ final class IndexFixtures {
 
     /** An index holding {@link #holdings}, filled through the public writer API. */
     static PrefixIndex index(String scenario) {
+        return index(scenario, WORKERS, PAIRS);
+    }
+
+    /** As {@link #index(String)}, at {@code workers} workers and {@code pairs} pairs. */
+    static PrefixIndex index(String scenario, int workers, long pairs) {
         PrefixIndex index = new PrefixIndex(1 << 20);
-        List<long[]> holdings = holdings(scenario);
-        for (int w = 0; w < WORKERS; w++) {
+        List<long[]> holdings = holdings(scenario, workers, pairs);
+        for (int w = 0; w < workers; w++) {
             for (long h : holdings.get(w)) {
                 index.store(worker(w), h);
             }

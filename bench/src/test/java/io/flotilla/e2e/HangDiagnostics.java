@@ -7,7 +7,6 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +25,10 @@ import java.util.concurrent.TimeoutException;
  */
 public final class HangDiagnostics implements TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
 
+    /** Frames printed of each thread in the digest. */
     private static final int FRAMES = 14;
+    /** A thread is inside Flotilla code when one of its top frames is. */
+    private static final int OWN_FRAMES = 7;
     /** Frames of a thread waiting for work, not stuck: left out of the digest unless it is blocked on a monitor. */
     private static final List<String> IDLE = List.of("EPoll.wait", "ThreadPoolExecutor.getTask", "BlockingQueue.poll",
             "BlockingQueue.take", "java.lang.Thread.sleep", "ServerSocketChannelImpl.accept");
@@ -58,9 +60,9 @@ public final class HangDiagnostics implements TestExecutionExceptionHandler, Lif
             System.out.printf("%n%s timed out: thread dumps of every Flotilla JVM in %s%n", context.getDisplayName(), dir);
             for (ProcessHandle service : services()) {
                 String name = serviceName(service);
-                String dump = threadDump(service.pid());
-                Files.writeString(dir.resolve(name + "-" + service.pid() + ".txt"), dump);
-                System.out.printf("---- %s (pid %d)%n%s", name, service.pid(), digest(dump));
+                Path file = dir.resolve(name + "-" + service.pid() + ".txt");
+                threadDump(service.pid(), file);
+                System.out.printf("---- %s (pid %d)%n%s", name, service.pid(), digest(Files.readString(file)));
             }
         } catch (Exception e) { // the diagnosis must not replace the failure it diagnoses
             System.out.println("thread dumps failed: " + e);
@@ -91,15 +93,14 @@ public final class HangDiagnostics implements TestExecutionExceptionHandler, Lif
         return "jvm";
     }
 
-    private static String threadDump(long pid) throws IOException, InterruptedException {
+    /** {@code jcmd PID Thread.print} into {@code file}; given up after 30 s (attaching to a stuck JVM can hang too). */
+    private static void threadDump(long pid, Path file) throws IOException, InterruptedException {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         Process p = new ProcessBuilder(Files.isExecutable(jcmd) ? jcmd.toString() : "jcmd", Long.toString(pid),
-                "Thread.print", "-l").redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
+                "Thread.print", "-l").redirectErrorStream(true).redirectOutput(file.toFile()).start();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
         }
-        return new String(out);
     }
 
     /** Deadlocks, and the threads that are blocked or inside Flotilla code, each cut to its top frames. */
@@ -113,8 +114,8 @@ public final class HangDiagnostics implements TestExecutionExceptionHandler, Lif
             if (!thread.startsWith("\"")) {
                 continue;
             }
-            List<String> lines = new ArrayList<>(List.of(thread.split("\n")));
-            List<String> top = lines.subList(0, Math.min(lines.size(), FRAMES / 2 + 2));
+            List<String> lines = List.of(thread.split("\n"));
+            List<String> top = lines.subList(0, Math.min(lines.size(), OWN_FRAMES + 2));
             boolean blocked = thread.contains("java.lang.Thread.State: BLOCKED");
             boolean inFlotilla = top.stream().anyMatch(l -> l.contains("at io.flotilla."));
             boolean idle = IDLE.stream().anyMatch(thread::contains);

@@ -34,41 +34,18 @@ public final class HeapPerPair {
             long pairs = Long.parseLong(args[1]);
             for (String scenario : List.of("unique", "shared")) {
                 List<long[]> holdings = IndexFixtures.holdings(scenario, workers, pairs);
-                report(scenario, "PrefixIndex, " + workers + " workers", () -> {
-                    PrefixIndex index = new PrefixIndex();
-                    for (int w = 0; w < holdings.size(); w++) {
-                        for (long h : holdings.get(w)) {
-                            index.store(IndexFixtures.worker(w), h);
-                        }
-                    }
-                    return index;
-                }, (pairs / workers) * workers);
+                report(scenario, "PrefixIndex, " + workers + " workers", () -> prefixIndex(holdings),
+                        (pairs / workers) * workers);
             }
             return;
         }
         // Just past a table doubling (789 K distinct blocks > 3/4 of 2^20 cells): the least dense point.
         List<long[]> edge = IndexFixtures.holdings("unique").stream()
                 .map(b -> java.util.Arrays.copyOf(b, 12_330)).toList();
-        report("edge", "PrefixIndex right after growing to 2^21 cells", () -> {
-            PrefixIndex index = new PrefixIndex();
-            for (int w = 0; w < edge.size(); w++) {
-                for (long h : edge.get(w)) {
-                    index.store(IndexFixtures.worker(w), h);
-                }
-            }
-            return index;
-        }, 64L * 12_330);
+        report("edge", "PrefixIndex right after growing to 2^21 cells", () -> prefixIndex(edge), 64L * 12_330);
         for (String scenario : List.of("unique", "shared")) {
             List<long[]> holdings = IndexFixtures.holdings(scenario);
-            report(scenario, "PrefixIndex (open addressing, worker bitsets)", () -> {
-                PrefixIndex index = new PrefixIndex();
-                for (int w = 0; w < holdings.size(); w++) {
-                    for (long h : holdings.get(w)) {
-                        index.store(IndexFixtures.worker(w), h);
-                    }
-                }
-                return index;
-            });
+            report(scenario, "PrefixIndex (open addressing, worker bitsets)", () -> prefixIndex(holdings));
             report(scenario, "HashMap<Long, Long> seq_hash -> mask (boxed)", () -> {
                 Map<Long, Long> map = new HashMap<>();
                 for (int w = 0; w < holdings.size(); w++) {
@@ -112,6 +89,17 @@ public final class HeapPerPair {
                 return new Object[]{root, lookup};
             });
         }
+    }
+
+    /** An unsized {@link PrefixIndex} grown to hold {@code holdings} (worker w holds the blocks at index w). */
+    private static PrefixIndex prefixIndex(List<long[]> holdings) {
+        PrefixIndex index = new PrefixIndex();
+        for (int w = 0; w < holdings.size(); w++) {
+            for (long h : holdings.get(w)) {
+                index.store(IndexFixtures.worker(w), h);
+            }
+        }
+        return index;
     }
 
     private static void report(String scenario, String structure, Supplier<Object> build) {

@@ -46,7 +46,7 @@ public final class KafkaIndexFeeds implements IndexFeeds {
 
     @Override
     public synchronized void startMembership(Sink sink) {
-        membership = registry.add(new TopicTailer<>("indexer", consumerConfig, Topics.WORKERS.name(),
+        membership = registry.add(new TopicTailer<>("indexer", TopicTailer.stateFeed(consumerConfig), Topics.WORKERS.name(),
                 new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                 records -> sink.statuses(values(records)), clock));
         tailers.add(membership.start());
@@ -80,7 +80,7 @@ public final class KafkaIndexFeeds implements IndexFeeds {
     }
 
     private void startLoad(Sink sink) {
-        TopicTailer<WorkerLoad> load = registry.add(new TopicTailer<>("indexer", consumerConfig, Topics.WORKER_LOAD.name(),
+        TopicTailer<WorkerLoad> load = registry.add(new TopicTailer<>("indexer", TopicTailer.stateFeed(consumerConfig), Topics.WORKER_LOAD.name(),
                 new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                 records -> sink.loads(values(records)), clock));
         tailers.add(load.start());

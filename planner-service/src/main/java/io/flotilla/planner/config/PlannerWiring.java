@@ -178,10 +178,10 @@ class PlannerWiring {
             @Override
             public void start() {
                 String clientId = "planner-" + Long.toHexString(new SecureRandom().nextLong());
-                TopicTailer<WorkerStatus> membership = new TopicTailer<>(clientId, consumer, Topics.WORKERS.name(),
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(clientId, TopicTailer.stateFeed(consumer), Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                         TopicTailer.eachValue(feed::onStatus), clock);
-                TopicTailer<WorkerLoad> load = new TopicTailer<>(clientId, consumer, Topics.WORKER_LOAD.name(),
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(clientId, TopicTailer.stateFeed(consumer), Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(feed::onLoad), clock);
                 TopicTailer<RequestRecord> requests = new TopicTailer<>(clientId, consumer, Topics.REQUESTS.name(),

@@ -163,15 +163,18 @@ public final class ActiveSequences {
     /**
      * Remembers the worker's booked load as of now, when its load report arrives: {@link LoadMerge#DELTA}
      * adds only the bookings made (minus those finished) after this point to the report.
+     *
+     * @return true when the baseline moved (the listener is told only then: at fleet size most reports find
+     *         the worker's bookings as they were at its last report)
      */
-    public synchronized void reported(String workerId) {
+    public synchronized boolean reported(String workerId) {
         ActiveLoad now = loads.get(workerId);
-        if (now == null) {
-            atReport.remove(workerId);
-        } else {
-            atReport.put(workerId, now);
+        ActiveLoad before = now == null ? atReport.remove(workerId) : atReport.put(workerId, now);
+        if (java.util.Objects.equals(before, now)) {
+            return false;
         }
         changed.accept(workerId);
+        return true;
     }
 
     /** Live read-only view: worker id → booked load when its last report arrived (absent = none). */

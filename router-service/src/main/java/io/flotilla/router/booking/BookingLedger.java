@@ -156,8 +156,9 @@ public final class BookingLedger {
      * A load report from {@code workerId} arrived (the shell stores it in the worker's {@link WorkerView}
      * and calls this in the same step): bookings up to now are assumed to be in it.
      */
-    public void loadReported(String workerId) {
-        sequences.reported(workerId);
+    /** @return true when the worker's booked load at its report moved (the capacity a Route meets may have changed) */
+    public boolean loadReported(String workerId) {
+        return sequences.reported(workerId);
     }
 
     /** Drops stale bookings and approximate-index entries. */

@@ -208,15 +208,21 @@ final class MembershipState {
         return e == null ? null : e.view;
     }
 
+    /**
+     * Rebuilds the entry's view and reports it when it differs from the view routing has now. A heartbeat (the
+     * same status with a new ts) or a load report equal to the last one changes nothing a decision reads, and
+     * reporting it anyway re-sorted the load ranking and rebuilt the capacity state a thousand times a second
+     * at 1,024 workers.
+     */
     private void told(String workerId, Entry e, List<ViewChange> out) {
         boolean podGone = pods != null && !pods.contains(workerId);
         e.view = e.status.getBlockSize() <= 0 || podGone ? null : ProtoMapping.workerView(e.status, e.load, !e.suspect);
-        if (e.view == null) {
-            views.remove(workerId); // no pod, or a status without a block size (it cannot be compared with anything)
-        } else {
-            views.put(workerId, e.view);
+        WorkerView before = e.view == null
+                ? views.remove(workerId) // no pod, or a status without a block size (it cannot be compared with anything)
+                : views.put(workerId, e.view);
+        if (!java.util.Objects.equals(before, e.view)) {
+            out.add(new ViewChange(workerId, e.view));
         }
-        out.add(new ViewChange(workerId, e.view));
     }
 
     private void gone(String workerId, List<ViewChange> out) {

@@ -87,6 +87,39 @@ class CapacityPublisherTest {
     }
 
     @Test
+    void anUpdateThatCostsMuchSpacesTheNextSoThePublisherKeepsToItsShareOfTheThread() {
+        java.util.concurrent.atomic.AtomicLong spent = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong buildCost = new java.util.concurrent.atomic.AtomicLong();
+        CapacityPublisher costly = new CapacityPublisher(() -> {
+            spent.addAndGet(buildCost.get()); // the clock moves while the update is built, as a fleet's would
+            return state.get();
+        }, "router-c", time, () -> time.now(TimeUnit.NANOSECONDS) + spent.get(),
+                new CapacityPublisher.Settings(COALESCE, HEARTBEAT, 0.1), new SimpleMeterRegistry()).start();
+        FakeStream<CapacityUpdate> w = new FakeStream<>();
+        costly.watch(WatchCapacityRequest.getDefaultInstance(), w);
+        time.advanceTimeBy(Duration.ofSeconds(1));
+
+        buildCost.set(Duration.ofMillis(10).toNanos());
+        state.set(List.of(model("m", 1, false)));
+        costly.changed();
+        assertThat(w.sent).as("the first change after a quiet spell goes out at once").hasSize(2);
+
+        state.set(List.of(model("m", 0, true)));
+        costly.changed();
+        time.advanceTimeBy(Duration.ofMillis(89));
+        assertThat(w.sent).as("10 ms to build at a 10 % share: the next starts 100 ms after the last").hasSize(2);
+        time.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(w.sent).hasSize(3);
+
+        buildCost.set(0);
+        time.advanceTimeBy(Duration.ofMillis(100));
+        state.set(List.of(model("m", 2, false)));
+        costly.changed();
+        time.advanceTimeBy(COALESCE);
+        assertThat(w.sent).as("a cheap fleet again: coalesce is the interval").hasSize(4);
+    }
+
+    @Test
     void aChangeThatLeavesTheStateAsItWasSendsNothing() {
         FakeStream<CapacityUpdate> w = watch();
         time.advanceTimeBy(Duration.ofSeconds(1));

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,15 +29,30 @@ import java.util.Objects;
  */
 public final class ApproxIndex {
 
-    /** Workers holding one block, with the expiry of each; usually one or two. */
+    /**
+     * Workers holding one block, with the expiry of each. Most blocks have one holder, kept inline; the others
+     * get arrays only when a second one comes. One object per block: the index lives as long as its TTL, so
+     * every object of it is copied by young collections until it is tenured (with a boxed {@code HashMap} and
+     * two arrays a block cost five objects, and the router's young pauses on a loaded machine reached 200 ms).
+     */
     private static final class Holders {
-        int[] workers = new int[2];
-        long[] expiries = new long[2];
+        int w0;
+        long e0;
+        int[] moreWorkers;
+        long[] moreExpiries;
         int n;
+
+        int worker(int i) {
+            return i == 0 ? w0 : moreWorkers[i - 1];
+        }
+
+        long expiry(int i) {
+            return i == 0 ? e0 : moreExpiries[i - 1];
+        }
 
         int find(int worker) {
             for (int i = 0; i < n; i++) {
-                if (workers[i] == worker) {
+                if (worker(i) == worker) {
                     return i;
                 }
             }
@@ -44,35 +61,45 @@ public final class ApproxIndex {
 
         long expiryOf(int worker) {
             int i = find(worker);
-            return i < 0 ? Long.MIN_VALUE : expiries[i];
+            return i < 0 ? Long.MIN_VALUE : expiry(i);
         }
 
         /** Returns true when the worker is new here. */
         boolean put(int worker, long expiry) {
             int i = find(worker);
             if (i >= 0) {
-                expiries[i] = expiry;
+                set(i, worker, expiry);
                 return false;
             }
-            if (n == workers.length) {
-                workers = Arrays.copyOf(workers, n * 2);
-                expiries = Arrays.copyOf(expiries, n * 2);
+            if (n > 0 && (moreWorkers == null || n - 1 == moreWorkers.length)) {
+                int size = moreWorkers == null ? 1 : moreWorkers.length * 2;
+                moreWorkers = moreWorkers == null ? new int[size] : Arrays.copyOf(moreWorkers, size);
+                moreExpiries = moreExpiries == null ? new long[size] : Arrays.copyOf(moreExpiries, size);
             }
-            workers[n] = worker;
-            expiries[n++] = expiry;
+            set(n++, worker, expiry);
             return true;
         }
 
         void removeAt(int i) {
             n--;
-            workers[i] = workers[n];
-            expiries[i] = expiries[n];
+            set(i, worker(n), expiry(n));
+        }
+
+        private void set(int i, int worker, long expiry) {
+            if (i == 0) {
+                w0 = worker;
+                e0 = expiry;
+            } else {
+                moreWorkers[i - 1] = worker;
+                moreExpiries[i - 1] = expiry;
+            }
         }
     }
 
     private final long ttlMillis;
     private final int maxEntries;
-    private final HashMap<Long, Holders> byBlock = new HashMap<>();
+    /** fastutil's open-addressing map: the seq hash unboxed in the table, no entry object per block. */
+    private final Long2ObjectOpenHashMap<Holders> byBlock = new Long2ObjectOpenHashMap<>();
     private final Map<String, Integer> workerIds = new HashMap<>();
     private final List<String> workerNames = new ArrayList<>();
     /** Ring of records in the order made: block, worker, expiry. Stale records (refreshed or forgotten) are skipped. */
@@ -126,8 +153,8 @@ public final class ApproxIndex {
         int[] matching = new int[first.n];
         int m = 0;
         for (int i = 0; i < first.n; i++) {
-            if (first.expiries[i] > t) {
-                matching[m++] = first.workers[i];
+            if (first.expiry(i) > t) {
+                matching[m++] = first.worker(i);
             }
         }
         int depth = 1;
@@ -207,7 +234,7 @@ public final class ApproxIndex {
             return;
         }
         int i = h.find(worker);
-        if (i >= 0 && h.expiries[i] == expiry) {
+        if (i >= 0 && h.expiry(i) == expiry) {
             h.removeAt(i);
             live--;
             if (h.n == 0) {

@@ -65,4 +65,56 @@ class ApproxIndexTest {
         assertThat(index.overlaps(a, T0)).isEqualTo(Map.of("w2", 4));
         assertThat(index.size()).isEqualTo(4);
     }
+    @Test
+    void agreesWithAPlainModelOfHoldersOverRandomRecordsExpiriesAndForgetting() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(32);
+        for (int run = 0; run < 50; run++) {
+            ApproxIndex index = new ApproxIndex(Duration.ofSeconds(10), 1 << 20);
+            // block -> worker -> expiry (ms): every holder, however many a block has
+            Map<Long, Map<String, Long>> model = new java.util.HashMap<>();
+            long[] universe = new long[24];
+            for (int i = 0; i < universe.length; i++) {
+                universe[i] = random.nextLong();
+            }
+            long now = T0.toEpochMilli();
+            for (int step = 0; step < 300; step++) {
+                now += random.nextInt(0, 800);
+                Instant at = Instant.ofEpochMilli(now);
+                int op = random.nextInt(10);
+                if (op < 5) {
+                    long[] chain = java.util.Arrays.copyOfRange(universe, random.nextInt(0, 4),
+                            random.nextInt(4, universe.length + 1));
+                    String worker = "w" + random.nextInt(5);
+                    index.record(chain, worker, at);
+                    for (long b : chain) {
+                        model.computeIfAbsent(b, k -> new java.util.HashMap<>()).put(worker, now + 10_000);
+                    }
+                } else if (op < 6) {
+                    String worker = "w" + random.nextInt(5);
+                    index.forgetWorker(worker);
+                    model.values().forEach(holders -> holders.remove(worker));
+                } else if (op < 7) {
+                    index.expire(at);
+                    long t = now;
+                    model.values().forEach(holders -> holders.values().removeIf(e -> e <= t));
+                    assertThat(index.size()).as("run %d step %d", run, step)
+                            .isEqualTo(model.values().stream().mapToInt(Map::size).sum());
+                } else {
+                    long[] query = java.util.Arrays.copyOfRange(universe, random.nextInt(0, 3), universe.length);
+                    Map<String, Integer> expected = new java.util.HashMap<>();
+                    for (int w = 0; w < 5; w++) {
+                        int depth = 0;
+                        while (depth < query.length && model.getOrDefault(query[depth], Map.of())
+                                .getOrDefault("w" + w, Long.MIN_VALUE) > now) {
+                            depth++;
+                        }
+                        if (depth > 0) {
+                            expected.put("w" + w, depth);
+                        }
+                    }
+                    assertThat(index.overlaps(query, at)).as("run %d step %d", run, step).isEqualTo(expected);
+                }
+            }
+        }
+    }
 }

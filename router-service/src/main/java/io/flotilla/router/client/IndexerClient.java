@@ -116,13 +116,16 @@ public final class IndexerClient implements KvMatches, AutoCloseable {
         // The breaker is for an indexer that does not answer, not for one that is sometimes late: while
         // more than one call in five is answered in time, asking is worth its deadline (at 50 % it opened
         // on the misses of a cold start and threw away the answers of the calls it then skipped).
+        // A late call already fails (DEADLINE_EXCEEDED), so no answered call counts as slow: resilience4j's
+        // defaults (60 s, 100 %) stand. A slow-call rule at the deadline's ceiling opened the breaker in the first
+        // seconds of a Mooncake run on a fresh cluster although the indexer had answered in time: the time it
+        // measures ends when this router's event loop runs the callback, which a cold, busy router does late,
+        // and the breaker then threw away nine decisions' answers (kv_approx) against six real misses.
         this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
                 .failureRateThreshold(80)
-                .slowCallDurationThreshold(deadline.settings().ceiling())
-                .slowCallRateThreshold(80)
                 .waitDurationInOpenState(Duration.ofSeconds(2))
                 .permittedNumberOfCallsInHalfOpenState(3)
                 .build());
@@ -143,8 +146,9 @@ public final class IndexerClient implements KvMatches, AutoCloseable {
      * when the breaker refuses the call, else on the channel's I/O thread.
      */
     @Override
-    public void findMatches(String model, int blockSize, long[] seqHashes, Consumer<Optional<Map<String, KvOverlap>>> done) {
-        ask(model, blockSize, seqHashes, answer -> done.accept(answer.map(Answer::matches)));
+    public void findMatches(String model, int blockSize, long[] seqHashes, long prefillNanos,
+                            Consumer<Optional<Map<String, KvOverlap>>> done) {
+        ask(model, blockSize, seqHashes, prefillNanos, answer -> done.accept(answer.map(Answer::matches)));
     }
 
     /**
@@ -152,6 +156,11 @@ public final class IndexerClient implements KvMatches, AutoCloseable {
      * names its partitions).
      */
     public void ask(String model, int blockSize, long[] seqHashes, Consumer<Optional<Answer>> done) {
+        ask(model, blockSize, seqHashes, 0, done);
+    }
+
+    /** As {@link #ask(String, int, long[], Consumer)}, the call's time budget staked on the prompt's prefill. */
+    public void ask(String model, int blockSize, long[] seqHashes, long prefillNanos, Consumer<Optional<Answer>> done) {
         if (!breaker.tryAcquirePermission()) {
             done.accept(Optional.empty()); // breaker open: do not even try
             return;
@@ -161,7 +170,7 @@ public final class IndexerClient implements KvMatches, AutoCloseable {
             req.addSeqHashes(h);
         }
         long start = System.nanoTime();
-        long budget = deadline.deadlineNanos();
+        long budget = deadline.budgetNanos(prefillNanos);
         async.withDeadlineAfter(budget, TimeUnit.NANOSECONDS).findMatches(req.build(), new StreamObserver<>() {
             private FindMatchesResponse response;
 

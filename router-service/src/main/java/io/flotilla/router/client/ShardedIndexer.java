@@ -52,13 +52,14 @@ public final class ShardedIndexer implements KvMatches {
     }
 
     @Override
-    public void findMatches(String model, int blockSize, long[] seqHashes, Consumer<Optional<Map<String, KvOverlap>>> done) {
+    public void findMatches(String model, int blockSize, long[] seqHashes, long prefillNanos,
+                            Consumer<Optional<Map<String, KvOverlap>>> done) {
         int n = shards.size();
         AtomicReferenceArray<Optional<IndexerClient.Answer>> answers = new AtomicReferenceArray<>(n);
         AtomicInteger left = new AtomicInteger(n);
         for (int i = 0; i < n; i++) {
             int shard = i;
-            shards.get(i).ask(model, blockSize, seqHashes, answer -> {
+            shards.get(i).ask(model, blockSize, seqHashes, prefillNanos, answer -> {
                 answers.set(shard, answer);
                 if (answer.isEmpty()) {
                     misses.get(shard).increment();

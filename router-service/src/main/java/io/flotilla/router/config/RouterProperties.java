@@ -98,13 +98,23 @@ public record RouterProperties(
      * @param quantile the latency quantile the adaptive deadline follows
      * @param margin   the adaptive deadline is this many times the measured quantile
      * @param window   the measured quantile covers the FindMatches calls of this long a window (whole seconds)
+     * @param stakeShare a call for a long prompt may wait up to this share of the prompt's prefill time (on the
+     *                   fastest worker that could serve it) when that is longer than the deadline; 0: never
+     * @param stakeMax   the longest a call may wait for its stake
      */
     public record Deadline(Duration fixed,
                            @DefaultValue("5ms") Duration min,
                            @DefaultValue("50ms") Duration max,
                            @DefaultValue("0.99") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double quantile,
                            @DefaultValue("1.5") @DecimalMin("1") double margin,
-                           @DefaultValue("10s") Duration window) {
+                           @DefaultValue("10s") Duration window,
+                           @DefaultValue("0.2") @DecimalMin("0") @DecimalMax("1") double stakeShare,
+                           @DefaultValue("250ms") Duration stakeMax) {
+
+        /** The stake these give; none with a fixed deadline, which means exactly that deadline for every call. */
+        public DeadlineEstimator.Stake stake() {
+            return fixed != null ? DeadlineEstimator.Stake.NONE : new DeadlineEstimator.Stake(stakeShare, stakeMax);
+        }
 
         /** The estimator's settings these give. */
         public DeadlineEstimator.Settings settings() {
@@ -146,8 +156,11 @@ public record RouterProperties(
     /**
      * @param coalesce  changes within this long of the last update are sent together at its end
      * @param heartbeat the state is sent again after this long without a change
+     * @param maxShare  the most of its thread WatchCapacity's publisher spends on updates (each is linear in the
+     *                  fleet): after an update that took t, the next waits until t / max-share has passed
      */
-    public record Capacity(@DefaultValue("1ms") Duration coalesce, @DefaultValue("5s") Duration heartbeat) {
+    public record Capacity(@DefaultValue("1ms") Duration coalesce, @DefaultValue("5s") Duration heartbeat,
+                           @DefaultValue("0.1") double maxShare) {
     }
 
     /**

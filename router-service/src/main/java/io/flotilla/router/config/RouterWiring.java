@@ -82,7 +82,7 @@ class RouterWiring {
         List<IndexerClient> clients = new java.util.ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
             clients.add(new IndexerClient(addresses.size() == 1 ? "indexer" : "indexer-" + i, addresses.get(i),
-                    new DeadlineEstimator(p.indexer().deadline().settings()), registry, routerEventLoop.getIfAvailable(),
+                    new DeadlineEstimator(p.indexer().deadline().settings(), p.indexer().deadline().stake()), registry, routerEventLoop.getIfAvailable(),
                     java.util.List.of(new ObservationGrpcClientInterceptor(observations))));
         }
         return new IndexerShards(clients);
@@ -166,7 +166,8 @@ class RouterWiring {
     CapacityPublisher capacityPublisher(RequestRouter engine, RouterProperties p, Scheduler capacityScheduler,
                                         MeterRegistry registry) {
         CapacityPublisher publisher = new CapacityPublisher(engine::capacityMessages, engine.routerId(), capacityScheduler,
-                System::nanoTime, new CapacityPublisher.Settings(p.capacity().coalesce(), p.capacity().heartbeat()), registry);
+                System::nanoTime, new CapacityPublisher.Settings(p.capacity().coalesce(), p.capacity().heartbeat(),
+                p.capacity().maxShare()), registry);
         engine.onCapacityChange(publisher::changed);
         return publisher;
     }
@@ -197,10 +198,10 @@ class RouterWiring {
 
             @Override
             public void start() {
-                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), consumer, Topics.WORKERS.name(),
+                TopicTailer<WorkerStatus> membership = new TopicTailer<>(engine.routerId(), TopicTailer.stateFeed(consumer), Topics.WORKERS.name(),
                         new ProtoDeserializer.WorkerStatuses(), TopicTailer.Start.EARLIEST, Map.of(),
                         TopicTailer.eachValue(engine::onStatus), clock);
-                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), consumer, Topics.WORKER_LOAD.name(),
+                TopicTailer<WorkerLoad> load = new TopicTailer<>(engine.routerId(), TopicTailer.stateFeed(consumer), Topics.WORKER_LOAD.name(),
                         new ProtoDeserializer.WorkerLoads(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onLoad), clock);
                 TopicTailer<RouterSync> sync = new TopicTailer<>(engine.routerId(), consumer, Topics.ROUTER_SYNC.name(),

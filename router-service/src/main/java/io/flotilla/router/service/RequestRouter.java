@@ -82,7 +82,10 @@ public final class RequestRouter implements AutoCloseable {
         this.routerId = routerId;
         this.policy = new RoutingPolicy(config, random);
         this.sync = new BoundedSender<>("router-sync", SYNC_QUEUE, this::send);
-        directory.onViewChange(ledger::workerChanged);
+        directory.onViewChange((id, view) -> {
+            ledger.workerChanged(id, view);
+            capacityChanged.run();
+        });
     }
 
     /** Changes waiting for Kafka before new ones are dropped (and counted as sync errors). */
@@ -112,13 +115,29 @@ public final class RequestRouter implements AutoCloseable {
             // without asking (a KV decision, not a degraded kv_approx one)
             done.accept(decide(request, p, Map.of(), start, previousWorker));
         } else {
-            matches.findMatches(request.model(), request.blockSize(), request.seqHashes(), answer -> {
+            matches.findMatches(request.model(), request.blockSize(), request.seqHashes(),
+                    prefillAtStakeNanos(request, directory.views()), answer -> {
                 if (answer.isEmpty()) {
                     metrics.indexerError();
                 }
                 done.accept(decide(request, p, answer.orElse(null), start, previousWorker));
             });
         }
+    }
+
+    /**
+     * What the indexer's answer may save: the whole prompt's prefill on the fastest worker that could serve it
+     * (same model and block size, taking requests, advertising its timing); 0 when none advertises one.
+     */
+    static long prefillAtStakeNanos(RoutingRequest request, List<WorkerView> workers) {
+        double fastestMs = Double.POSITIVE_INFINITY;
+        for (WorkerView w : workers) {
+            if (w.acceptsRequests() && w.blockSize() == request.blockSize() && w.model().equals(request.model())
+                    && w.timing().isPresent()) {
+                fastestMs = Math.min(fastestMs, w.timing().get().prefillMs(request.islTokens()));
+            }
+        }
+        return Double.isInfinite(fastestMs) ? 0 : (long) (fastestMs * 1e6);
     }
 
     /** @param previousWorker the worker of the conversation's previous turn (a hint judged afterwards, never obeyed), or "" */
@@ -188,15 +207,15 @@ public final class RequestRouter implements AutoCloseable {
     public void onStatus(io.flotilla.protocol.v1.WorkerStatus status) {
         if (directory.onStatus(status, clock.millis())) {
             ledger.forgetWorker(status.getWorkerId());
+            capacityChanged.run();
         }
-        capacityChanged.run();
+        // a changed view told the capacity listener itself; a heartbeat that changes nothing tells nobody
     }
 
     /** A load report from flotilla.worker-load: bookings so far are assumed to be in it. */
     public void onLoad(io.flotilla.protocol.v1.WorkerLoad load) {
-        if (directory.onLoad(load)) {
-            ledger.loadReported(load.getWorkerId());
-            capacityChanged.run();
+        if (directory.onLoad(load) && ledger.loadReported(load.getWorkerId())) {
+            capacityChanged.run(); // a changed view told it already
         }
     }
 

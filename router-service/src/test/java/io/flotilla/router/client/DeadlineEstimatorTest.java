@@ -41,6 +41,33 @@ class DeadlineEstimatorTest {
                 Percentage.withPercentage(2)); // HdrHistogram keeps 2 significant digits
     }
 
+    @ParameterizedTest(name = "prefill {0} ms at share {1}, ceiling {2} ms → budget {3} ms (deadline 50 ms)")
+    @CsvSource({
+            // prefill at stake (ms; 0 unknown), share, stake ceiling (ms), expected budget (ms)
+            "0,     0.2, 250,  50",   // nothing known: the deadline
+            "100,   0.2, 250,  50",   // 20 ms at stake is under the deadline: the deadline
+            "400,   0.2, 250,  80",   // a long prompt may wait a fifth of its prefill
+            "5000,  0.2, 250, 250",   // a very long one no longer than the ceiling
+            "5000,  0,   250,  50",   // share 0: the stake is off
+            "5000,  0.2,  20,  50",   // a ceiling under the deadline never shortens it
+    })
+    void aLongPromptMayWaitItsShareOfThePrefillItsAnswerMaySave(long prefillMs, double share, long ceilingMs,
+                                                                long expectedMs) {
+        DeadlineEstimator e = new DeadlineEstimator(SETTINGS,
+                new DeadlineEstimator.Stake(share, Duration.ofMillis(ceilingMs)));
+        assertThat(e.budgetNanos(Duration.ofMillis(prefillMs).toNanos())).isEqualTo(Duration.ofMillis(expectedMs).toNanos());
+        assertThat(new DeadlineEstimator(SETTINGS).budgetNanos(Duration.ofSeconds(5).toNanos()))
+                .as("no stake configured: the deadline").isEqualTo(Duration.ofMillis(50).toNanos());
+    }
+
+    @Test
+    void aStakeOutsideItsRangeIsRefused() {
+        assertThatThrownBy(() -> new DeadlineEstimator.Stake(1.5, Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new DeadlineEstimator.Stake(0.2, Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void beforeAnyCallTheDeadlineIsTheCeilingAndNoTailIsKnown() {
         DeadlineEstimator e = new DeadlineEstimator(SETTINGS);

@@ -70,6 +70,33 @@ class IndexerClientTest {
     }
 
     @Test
+    void aLongPromptWaitsItsStakeAndAnAnswerPastTheDeadlineButInItsBudgetNeitherMissesNorOpensTheBreaker() {
+        FakeIndexer fake = new FakeIndexer();
+        DeadlineEstimator deadline = new DeadlineEstimator(DeadlineEstimator.Settings.fixed(Duration.ofMillis(100)),
+                new DeadlineEstimator.Stake(0.5, Duration.ofSeconds(3)));
+        try (GrpcEndpoint server = new GrpcEndpoint("fake-indexer", "127.0.0.1", 0, List.of(fake)).start();
+             IndexerClient client = new IndexerClient("127.0.0.1:" + server.port(), deadline,
+                     new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
+            client.keepWarm();
+            fake.delayMs.set(300);
+            long fourSecondsOfPrefill = Duration.ofSeconds(4).toNanos(); // half of it: a 2 s budget
+            for (int i = 0; i < 8; i++) {
+                java.util.concurrent.CompletableFuture<java.util.Optional<Map<String, KvOverlap>>> answer =
+                        new java.util.concurrent.CompletableFuture<>();
+                client.findMatches("m", 16, new long[]{1, 2, 3}, fourSecondsOfPrefill, answer::complete);
+                assertThat(answer.join()).as("answered after 300 ms, within its stake")
+                        .contains(Map.of("worker-0", KvOverlap.deviceOnly(3)));
+            }
+            assertThat(client.errors()).isZero();
+            assertThat(client.breakerState()).as("late for the deadline, in time for the budget: not a failure")
+                    .isEqualTo(CircuitBreaker.State.CLOSED);
+
+            assertThat(client.findMatches("m", 16, new long[]{1})).as("a short prompt has the deadline").isEmpty();
+            assertThat(client.missedDeadlines()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aDeadIndexerIsNoAnswer() {
         try (IndexerClient client = new IndexerClient("127.0.0.1:1", Duration.ofMillis(50))) {
             assertThat(client.findMatches("m", 16, new long[]{1})).isEmpty();

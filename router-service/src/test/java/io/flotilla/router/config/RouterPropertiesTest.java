@@ -68,12 +68,19 @@ class RouterPropertiesTest {
         assertThat(one.all()).containsExactly("i:7002");
         assertThat(one.deadline().settings()).isEqualTo(new DeadlineEstimator.Settings(Duration.ofMillis(2),
                 Duration.ofMillis(80), 0.9, 2, 3, DeadlineEstimator.Settings.MIN_SAMPLES));
+        assertThat(one.deadline().stake()).as("the default stake")
+                .isEqualTo(new DeadlineEstimator.Stake(0.2, Duration.ofMillis(250)));
+        assertThat(bind(Map.of("flotilla.router.indexer.deadline.stake-share", "0.5",
+                "flotilla.router.indexer.deadline.stake-max", "1s")).indexer().deadline().stake())
+                .isEqualTo(new DeadlineEstimator.Stake(0.5, Duration.ofSeconds(1)));
 
         RouterProperties.Indexer shards = bind(Map.of(
                 "flotilla.router.indexer.addresses", "a:7002,b:7021",
                 "flotilla.router.indexer.deadline.fixed", "200ms")).indexer();
         assertThat(shards.all()).as("the shards, not the default address").containsExactly("a:7002", "b:7021");
         assertThat(shards.deadline().settings()).isEqualTo(DeadlineEstimator.Settings.fixed(Duration.ofMillis(200)));
+        assertThat(shards.deadline().stake()).as("a fixed deadline is that deadline for every call")
+                .isEqualTo(DeadlineEstimator.Stake.NONE);
     }
 
     @Test
@@ -81,7 +88,8 @@ class RouterPropertiesTest {
         RouterProperties.Capacity capacity = bind(Map.of(
                 "flotilla.router.capacity.coalesce", "0ms",
                 "flotilla.router.capacity.heartbeat", "1s")).capacity();
-        assertThat(capacity).isEqualTo(new RouterProperties.Capacity(Duration.ZERO, Duration.ofSeconds(1)));
+        assertThat(capacity).isEqualTo(new RouterProperties.Capacity(Duration.ZERO, Duration.ofSeconds(1), 0.1));
+        assertThat(bind(Map.of("flotilla.router.capacity.max-share", "0.25")).capacity().maxShare()).isEqualTo(0.25);
     }
 
     @Test

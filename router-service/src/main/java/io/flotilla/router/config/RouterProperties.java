@@ -160,7 +160,8 @@ public record RouterProperties(
      *                  fleet): after an update that took t, the next waits until t / max-share has passed
      */
     public record Capacity(@DefaultValue("1ms") Duration coalesce, @DefaultValue("5s") Duration heartbeat,
-                           @DefaultValue("0.1") double maxShare) {
+                           @DefaultValue("0.1") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1")
+                           double maxShare) {
     }
 
     /**

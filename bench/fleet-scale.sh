@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: bench/fleet-scale.sh N OUTDIR  -- `bin/flotilla up --fleet N`, RSS and threads of its JVMs, membership traffic
 # on Kafka (end offsets and partition sizes 30 s apart), a short bench with Route and decision percentiles from the
-# Prometheus buckets, the SIGKILL of the last fleet JVM (N > 128) timed until the router drops its workers, then down.
+# Prometheus buckets (and the indexer's apply lag), the SIGKILL of the last fleet JVM (N > 128) timed until the router drops its workers, then down.
 # Run from the repository root under: flock /tmp/flotilla-cluster.lock  (docs/benchmarks.md "Scale: a fleet on one machine")
 N=$1; OUT=$2; mkdir -p $OUT
 CP="local-cluster/target/lib/*"
@@ -21,10 +21,13 @@ paste $OUT/off0 $OUT/off1 | awk -v dt=$(echo "$t1 - $t0" | bc) -v n=$N '{r=($4-$
 echo "membership+load log bytes/s $(echo "($d1 - $d0) / ($t1 - $t0)" | bc)"
 echo "== bench"
 curl -s localhost:8081/actuator/prometheus > $OUT/gw0.prom; curl -s localhost:8082/actuator/prometheus > $OUT/rt0.prom
+curl -s localhost:8083/actuator/prometheus > $OUT/ix0.prom
 bin/flotilla bench --groups 16 --prompts-per-group 8 --prefix-len 512 --suffix-len 64 --output-len 16 --rate 5 --quiet --out $OUT/bench 2>&1 | tail -15
 curl -s localhost:8081/actuator/prometheus > $OUT/gw1.prom; curl -s localhost:8082/actuator/prometheus > $OUT/rt1.prom
+curl -s localhost:8083/actuator/prometheus > $OUT/ix1.prom
 python3 bench/fleet/p99.py $OUT/gw0.prom $OUT/gw1.prom flotilla_gateway_route_seconds 'outcome="answered"'
 python3 bench/fleet/p99.py $OUT/rt0.prom $OUT/rt1.prom flotilla_router_decision_seconds
+python3 bench/fleet/p99.py $OUT/ix0.prom $OUT/ix1.prom flotilla_indexer_apply_lag_seconds
 if [ "$N" -gt 128 ]; then
   echo "== SIGKILL the last fleet JVM"
   victim=$(pgrep -f 'flotilla.worker.instances' | tail -1)

@@ -12,6 +12,9 @@ def buckets(path, base, filt):
 a = buckets(sys.argv[1], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
 b = buckets(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
 d = sorted((le, b[le] - a.get(le, 0)) for le in b)
+if not d or d[-1][1] == 0:
+    print(f"{sys.argv[3]} n=0 (no samples between the scrapes)")
+    sys.exit(0)
 total = d[-1][1]
 res = {}
 for q in (0.5, 0.9, 0.99):

@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -118,6 +119,11 @@ class IndexerConfig {
     }
 
     private static void bindMeters(IndexService index, MeterRegistry registry) {
+        io.micrometer.core.instrument.Timer lag = io.micrometer.core.instrument.Timer.builder("flotilla.indexer.apply.lag")
+                .description("A KV event batch from its worker sealing it to applied to the index (Kafka, fetch, writer queue)")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+        index.onApplyLag(ms -> lag.record(ms, java.util.concurrent.TimeUnit.MILLISECONDS));
         counter(registry, index, "flotilla.indexer.events", "KV events applied", ApplierStats::eventsApplied);
         counter(registry, index, "flotilla.indexer.block_events", "Block-level changes applied", ApplierStats::blockEventsApplied);
         counter(registry, index, "flotilla.indexer.gaps", "Sequence gaps detected", ApplierStats::gaps);

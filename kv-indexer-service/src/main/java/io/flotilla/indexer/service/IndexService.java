@@ -101,6 +101,8 @@ public final class IndexService implements AutoCloseable {
         }
     };
     private volatile KvEventApplier applier;
+    /** Told, on the writer thread, each applied KV batch's lag: from its worker sealing it to applied here (ms). */
+    private volatile java.util.function.LongConsumer applyLag = lag -> { };
     private volatile long lastSnapshotMs = -1;
     private volatile long rebalances;
     /** Writer thread: KV start offsets waiting for membership to catch up, and since when; null once started. */
@@ -133,6 +135,15 @@ public final class IndexService implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         });
+    }
+
+    /**
+     * Registers the one listener told, on the writer thread (so it must not block), each applied KV batch's lag in
+     * milliseconds: from the batch's {@code ts} (its worker sealed it, the worker's clock) to applied here. A replay
+     * after a restart counts as lag too: the index is that far behind.
+     */
+    public void onApplyLag(java.util.function.LongConsumer listener) {
+        applyLag = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /** Restores from the newest snapshot (unless a rebuild is asked for) and starts the feeds. */
@@ -200,6 +211,9 @@ public final class IndexService implements AutoCloseable {
             kvOffsets.put(r.partition(), r.offset() + 1);
             if (r.batch() != null) {
                 follow(applier.onBatch(r.batch(), now));
+                if (r.batch().getTs() > 0) {
+                    applyLag.accept(Math.max(0, clock.millis() - r.batch().getTs()));
+                }
             }
         }
     }

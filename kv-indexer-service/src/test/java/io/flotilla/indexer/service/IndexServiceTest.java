@@ -83,6 +83,32 @@ class IndexServiceTest {
     }
 
     @Test
+    void eachAppliedBatchReportsItsLagFromItsWorkerSealingIt() {
+        InMemoryIndexFeeds feeds = new InMemoryIndexFeeds();
+        feeds.caughtUp = true;
+        IndexService index = service(feeds, Clock.fixed(start, ZoneOffset.UTC));
+        java.util.Queue<Long> lags = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        index.onApplyLag(lags::add);
+        try {
+            index.start();
+            index.tick();
+            await().atMost(Duration.ofSeconds(5)).until(() -> feeds.kvSink != null);
+            feeds.membershipSink.statuses(List.of(status("w", "m", 16, 0)));
+            IndexFeeds.KvRecord sealed = batch("w", 1, 0, 5);
+            IndexFeeds.KvRecord early = batch("w", 2, 1, 6);
+            feeds.kvSink.kvRecords(List.of(
+                    new IndexFeeds.KvRecord(0, 0, sealed.batch().toBuilder().setTs(start.toEpochMilli() - 250).build()),
+                    new IndexFeeds.KvRecord(0, 1, early.batch().toBuilder().setTs(start.toEpochMilli() + 40).build()),
+                    batch("w", 3, 2, 7)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> index.applier().index().residentPairs() == 3);
+            assertThat(lags).as("250 ms behind; a worker clock ahead counts 0; a batch without ts is not timed")
+                    .containsExactly(250L, 0L);
+        } finally {
+            index.close();
+        }
+    }
+
+    @Test
     void aSnapshotRecordsTheKvOffsetsTheWriterApplied() throws Exception {
         InMemoryIndexFeeds feeds = new InMemoryIndexFeeds();
         feeds.caughtUp = true;

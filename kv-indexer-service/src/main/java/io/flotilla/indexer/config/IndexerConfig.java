@@ -14,6 +14,7 @@ import io.flotilla.protocol.time.MonotonicClock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
@@ -119,11 +120,11 @@ class IndexerConfig {
     }
 
     private static void bindMeters(IndexService index, MeterRegistry registry) {
-        io.micrometer.core.instrument.Timer lag = io.micrometer.core.instrument.Timer.builder("flotilla.indexer.apply.lag")
+        Timer lag = Timer.builder("flotilla.indexer.apply.lag")
                 .description("A KV event batch from its worker sealing it to applied to the index (Kafka, fetch, writer queue)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
-        index.onApplyLag(ms -> lag.record(ms, java.util.concurrent.TimeUnit.MILLISECONDS));
+        index.onApplyLag(ms -> lag.record(ms, TimeUnit.MILLISECONDS));
         counter(registry, index, "flotilla.indexer.events", "KV events applied", ApplierStats::eventsApplied);
         counter(registry, index, "flotilla.indexer.block_events", "Block-level changes applied", ApplierStats::blockEventsApplied);
         counter(registry, index, "flotilla.indexer.gaps", "Sequence gaps detected", ApplierStats::gaps);

@@ -94,7 +94,6 @@ public final class DeadlineEstimator {
 
     private final Settings settings;
     private final Stake stake;
-    private final long stakeCeilingNanos;
     private final Recorder recorder = new Recorder(HIGHEST_MICROS, 2);
     private final Histogram[] slices;
     private final Histogram window = new Histogram(HIGHEST_MICROS, 2);
@@ -111,7 +110,6 @@ public final class DeadlineEstimator {
     public DeadlineEstimator(Settings settings, Stake stake) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.stake = Objects.requireNonNull(stake, "stake");
-        this.stakeCeilingNanos = stake.ceiling().toNanos();
         this.slices = new Histogram[settings.windowSlices()];
         this.deadlineNanos = settings.ceiling().toNanos();
     }
@@ -135,11 +133,7 @@ public final class DeadlineEstimator {
         if (prefillNanos <= 0 || stake.share() == 0) {
             return d;
         }
-        return Math.max(d, Math.min(stakeCeilingNanos, (long) (stake.share() * prefillNanos)));
-    }
-
-    public Stake stake() {
-        return stake;
+        return Math.max(d, Math.min(stake.ceiling().toNanos(), (long) (stake.share() * prefillNanos)));
     }
 
     /** The measured tail over the last window, or -1 before the first roll with calls in it. */

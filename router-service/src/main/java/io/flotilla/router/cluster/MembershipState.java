@@ -202,6 +202,11 @@ final class MembershipState {
         return WorkersById.of(views);
     }
 
+    /** The views as they are, unmodifiable and not copied: valid only within the step that reads them. */
+    java.util.Collection<WorkerView> liveViews() {
+        return java.util.Collections.unmodifiableCollection(views.values());
+    }
+
     /** The worker's view, or null when it is unknown or has no block size. */
     WorkerView view(String workerId) {
         Entry e = workers.get(workerId);

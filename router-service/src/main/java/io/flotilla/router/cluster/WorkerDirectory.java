@@ -118,6 +118,15 @@ public final class WorkerDirectory {
         return read(MembershipState::views);
     }
 
+    /**
+     * Runs {@code query} on every known worker's view (as {@link #views()} has them) within one step, without
+     * copying them: for a scan whose answer is all the caller needs. {@code query} must not block, and must not
+     * keep the collection.
+     */
+    public <R> R scanViews(Function<java.util.Collection<WorkerView>, R> query) {
+        return read(s -> query.apply(s.liveViews()));
+    }
+
     /** The worker's view, or null when it is unknown or has no block size. */
     public WorkerView view(String workerId) {
         return read(s -> s.view(workerId));

@@ -244,7 +244,6 @@ public final class CapacityPublisher implements AutoCloseable {
             }
             return;
         }
-        nextBuildNanos = start + coalesceNanos;
         long since = dirtySinceNanos;
         dirty.set(false);
         if (closed) {

@@ -116,7 +116,7 @@ public final class RequestRouter implements AutoCloseable {
             done.accept(decide(request, p, Map.of(), start, previousWorker));
         } else {
             matches.findMatches(request.model(), request.blockSize(), request.seqHashes(),
-                    prefillAtStakeNanos(request, directory.views()), answer -> {
+                    directory.scanViews(workers -> prefillAtStakeNanos(request, workers)), answer -> {
                 if (answer.isEmpty()) {
                     metrics.indexerError();
                 }
@@ -129,7 +129,7 @@ public final class RequestRouter implements AutoCloseable {
      * What the indexer's answer may save: the whole prompt's prefill on the fastest worker that could serve it
      * (same model and block size, taking requests, advertising its timing); 0 when none advertises one.
      */
-    static long prefillAtStakeNanos(RoutingRequest request, List<WorkerView> workers) {
+    static long prefillAtStakeNanos(RoutingRequest request, Iterable<WorkerView> workers) {
         double fastestMs = Double.POSITIVE_INFINITY;
         for (WorkerView w : workers) {
             if (w.acceptsRequests() && w.blockSize() == request.blockSize() && w.model().equals(request.model())

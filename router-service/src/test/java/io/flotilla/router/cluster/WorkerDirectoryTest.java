@@ -26,6 +26,8 @@ class WorkerDirectoryTest {
         assertThat(d.expire(3000)).isEmpty();
         assertThat(d.expire(3001)).containsExactly("w1");
         assertThat(d.views()).extracting(WorkerView::id).containsExactly("w0");
+        assertThat(d.<java.util.List<String>>scanViews(views -> views.stream().map(WorkerView::id).toList()))
+                .as("a scan reads the views a copy would hold").containsExactly("w0");
     }
 
     @Test

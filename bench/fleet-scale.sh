@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: bench/fleet-scale.sh N OUTDIR  -- `bin/flotilla up --fleet N`, RSS and threads of its JVMs, membership traffic
 # on Kafka (end offsets and partition sizes 30 s apart), a short bench with Route and decision percentiles from the
-# Prometheus buckets (and the indexer's apply lag), the SIGKILL of the last fleet JVM (N > 128) timed until the router drops its workers, then down.
+# Prometheus buckets (and the indexer's apply lag), the SIGKILL of the last fleet JVM (N > 128) timed until
+# its workers are out of routing (health watch) and out of membership (lease), then down.
 # Run from the repository root under: flock /tmp/flotilla-cluster.lock  (docs/benchmarks.md "Scale: a fleet on one machine")
 N=$1; OUT=$2; mkdir -p $OUT
 CP="local-cluster/target/lib/*"
@@ -31,14 +32,19 @@ python3 bench/fleet/p99.py $OUT/ix0.prom $OUT/ix1.prom flotilla_indexer_apply_la
 if [ "$N" -gt 128 ]; then
   echo "== SIGKILL the last fleet JVM"
   victim=$(pgrep -f 'flotilla.worker.instances' | tail -1)
-  before=$(curl -s localhost:8082/actuator/metrics/flotilla.router.workers | grep -o '"value":[0-9.E]*' | cut -d: -f2)
+  gauge() { curl -s localhost:8082/actuator/metrics/$1 | grep -o '"value":[0-9.E]*' | cut -d: -f2; }
+  before=$(gauge flotilla.router.workers); routable=$(gauge flotilla.router.workers.routable)
   k=$(tr '\0' ' ' < /proc/$victim/cmdline | grep -o 'instances=[0-9]*' | cut -d= -f2)
-  t0=$(date +%s%N); kill -9 $victim
+  t0=$(date +%s%N); kill -9 $victim; out=""
   while true; do
-    v=$(curl -s localhost:8082/actuator/metrics/flotilla.router.workers | grep -o '"value":[0-9.E]*' | cut -d: -f2)
+    if [ -z "$out" ] && [ "$(echo "$(gauge flotilla.router.workers.routable) <= $routable - $k" | bc)" = 1 ]; then
+      out=$(( ($(date +%s%N) - t0) / 1000000 ))
+    fi
+    v=$(gauge flotilla.router.workers)
     if [ "$(echo "$v <= $before - $k" | bc)" = 1 ]; then break; fi
     sleep 0.05
   done
-  echo "workers $before -> $v: $k workers out of the router's set $(( ($(date +%s%N) - t0) / 1000000 )) ms after SIGKILL"
+  echo "routable $routable: $k workers out of routing $out ms after SIGKILL (health watch $(gauge flotilla.router.watch.lost) lost)"
+  echo "workers $before -> $v: $k workers out of the router's membership $(( ($(date +%s%N) - t0) / 1000000 )) ms after SIGKILL (lease)"
 fi
 bin/flotilla down 2>&1 | tail -1

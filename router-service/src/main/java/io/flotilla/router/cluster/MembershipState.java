@@ -106,8 +106,16 @@ final class MembershipState {
 
     /** The gateway (or the router itself) saw a call to this worker fail. */
     void markSuspect(String workerId, List<ViewChange> out) {
+        markSuspect(workerId, -1, out);
+    }
+
+    /**
+     * A connection to this worker's process {@code epoch} was lost: suspect, unless that process is no longer the
+     * current one (a worker restarted on the same endpoint is not suspected for its predecessor). Epoch -1: any.
+     */
+    void markSuspect(String workerId, long epoch, List<ViewChange> out) {
         Entry e = workers.get(workerId);
-        if (e != null && !e.suspect) {
+        if (e != null && !e.suspect && (epoch == -1 || e.status.getEpoch() == epoch)) {
             e.suspect = true;
             told(workerId, e, out);
         }
@@ -130,6 +138,32 @@ final class MembershipState {
             }
         });
         return out;
+    }
+
+    /** A process of a worker the router may route to, and where it listens. */
+    record Target(String workerId, long epoch, String endpoint) {
+    }
+
+    /** The workers routing may pick (a view, not suspect) that have an endpoint: those a watch keeps an eye on. */
+    List<Target> routableTargets() {
+        List<Target> out = new java.util.ArrayList<>();
+        workers.forEach((id, e) -> {
+            if (e.view != null && !e.suspect && !e.status.getEndpoint().isBlank()) {
+                out.add(new Target(id, e.status.getEpoch(), e.status.getEndpoint()));
+            }
+        });
+        return out;
+    }
+
+    /** Workers routing may pick now: in membership, with a routing view, not suspect. */
+    int routable() {
+        int n = 0;
+        for (Entry e : workers.values()) {
+            if (e.view != null && !e.suspect) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The membership feed's health as the Kafka shell last saw it. */

@@ -65,6 +65,24 @@ public final class WorkerDirectory {
         });
     }
 
+    /** A connection to process {@code epoch} of this worker was lost (see {@link WorkerWatch}). */
+    public void markSuspect(String workerId, long epoch) {
+        change((s, out) -> {
+            s.markSuspect(workerId, epoch, out);
+            return null;
+        });
+    }
+
+    /** The processes routing may pick now that have an endpoint. */
+    List<MembershipState.Target> routableTargets() {
+        return read(MembershipState::routableTargets);
+    }
+
+    /** How many workers routing may pick now (in membership, routable, not suspect). */
+    public int routable() {
+        return read(MembershipState::routable);
+    }
+
     /** A health probe answered: the worker takes requests again. */
     public void clearSuspect(String workerId) {
         change((s, out) -> {

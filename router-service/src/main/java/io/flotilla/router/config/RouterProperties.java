@@ -43,6 +43,8 @@ import java.util.Map;
  * @param candidates      which workers a greedy decision scores
  * @param sharedEventLoop the gRPC server and the indexer channel share one I/O thread, so a Route's indexer call
  *                        and answer never hand off between threads (false: gRPC's default pool)
+ * @param watch           a health watch on every routable worker, so a process that dies is out of routing when its
+ *                        connection goes rather than when its lease lapses
  * @param epp             the endpoint picker for Gateway API Inference Extension pools (off by default)
  * @param kubernetes      the worker pods as a view of membership and the runtime ConfigMap (off by default)
  * @param policy          routing policy sections by model ({@code default}: every model): {@code filters} added
@@ -65,6 +67,7 @@ public record RouterProperties(
         @DefaultValue @Valid Capacity capacity,
         @DefaultValue @Valid Candidates candidates,
         @DefaultValue("true") boolean sharedEventLoop,
+        @DefaultValue @Valid Watch watch,
         @DefaultValue @Valid @NestedConfigurationProperty EppSettings epp,
         @DefaultValue @Valid @NestedConfigurationProperty KubernetesSettings kubernetes,
         Map<String, PolicySpec.Section> policy) {
@@ -170,6 +173,14 @@ public record RouterProperties(
      * @param leastLoaded how many least-loaded eligible workers join the holders when pruning
      */
     public record Candidates(@DefaultValue("true") boolean pruning, @DefaultValue("16") @Min(1) int leastLoaded) {
+    }
+
+    /**
+     * @param enabled  keep a gRPC health Watch open to every routable worker; an established watch that breaks (or
+     *                 says NOT_SERVING) makes the worker suspect at once (false: leases and gateway reports only)
+     * @param retryMax the longest wait before trying again to watch a worker whose watch could not be set up
+     */
+    public record Watch(@DefaultValue("true") boolean enabled, @DefaultValue("30s") Duration retryMax) {
     }
 
     /**

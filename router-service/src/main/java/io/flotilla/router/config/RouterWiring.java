@@ -19,6 +19,8 @@ import io.flotilla.router.client.IndexerShards;
 import io.flotilla.router.client.KvMatches;
 import io.flotilla.router.client.ShardedIndexer;
 import io.flotilla.router.cluster.SuspectProber;
+import io.flotilla.router.cluster.WorkerChannels;
+import io.flotilla.router.cluster.WorkerWatch;
 import io.flotilla.router.cluster.WorkerDirectory;
 import io.flotilla.router.booking.BookingLedger;
 import io.flotilla.router.core.RouterConfig;
@@ -142,6 +144,8 @@ class RouterWiring {
                 metrics, clock, new SplittableRandom(seed), routerId);
         Gauge.builder("flotilla.router.workers", engine, e -> e.directory().size())
                 .description("Workers in membership").register(registry);
+        Gauge.builder("flotilla.router.workers.routable", engine, e -> e.directory().routable())
+                .description("Workers routing may pick now: in membership, routable and not suspect").register(registry);
         Gauge.builder("flotilla.router.active_sequences", engine, e -> e.ledger().sequences().size())
                 .description("Requests booked and not yet released").register(registry);
         FunctionCounter.builder("flotilla.router.sync_errors", engine, RequestRouter::syncErrors)
@@ -188,12 +192,14 @@ class RouterWiring {
      */
     @Bean
     SmartLifecycle routerFeeds(RequestRouter engine, IndexerShards indexer, CapacityPublisher capacity,
-                               KafkaClients kafka, KafkaFeeds feeds, Clock clock) {
+                               KafkaClients kafka, KafkaFeeds feeds, Clock clock, RouterProperties p,
+                               MeterRegistry registry) {
         Map<String, Object> consumer = kafka.consumer();
         return new SmartLifecycle() {
             private List<TopicTailer<?>> tailers = List.of();
             private ScheduledExecutorService timer;
-            private SuspectProber prober;
+            private WorkerChannels channels;
+            private WorkerWatch watch;
             private volatile boolean running;
 
             @Override
@@ -208,7 +214,8 @@ class RouterWiring {
                         new ProtoDeserializer.RouterSyncs(), TopicTailer.Start.LATEST, Map.of(),
                         TopicTailer.eachValue(engine::onSync), clock);
                 tailers = List.of(feeds.add(membership).start(), feeds.add(load).start(), feeds.add(sync).start());
-                prober = new SuspectProber(engine.directory(), capacity::changed);
+                channels = new WorkerChannels();
+                SuspectProber prober = new SuspectProber(engine.directory(), channels, capacity::changed);
                 capacity.start();
                 timer = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "router-timer");
@@ -223,6 +230,12 @@ class RouterWiring {
                     }
                 }, 250, 250, TimeUnit.MILLISECONDS);
                 timer.scheduleWithFixedDelay(prober::probe, 1, 1, TimeUnit.SECONDS);
+                if (p.watch().enabled()) {
+                    watch = new WorkerWatch(engine.directory(), channels, capacity::changed, clock::millis,
+                            p.watch().retryMax().toMillis());
+                    bindWatchMetrics(watch, registry);
+                    timer.scheduleWithFixedDelay(watch::sync, 0, 1, TimeUnit.SECONDS);
+                }
                 timer.scheduleWithFixedDelay(indexer::keepWarm, 0, 1, TimeUnit.SECONDS);
                 timer.scheduleAtFixedRate(indexer::roll, 1, 1, TimeUnit.SECONDS);
                 running = true;
@@ -238,8 +251,11 @@ class RouterWiring {
                     t.close();
                     feeds.remove(t);
                 });
-                if (prober != null) {
-                    prober.close();
+                if (watch != null) {
+                    watch.close();
+                }
+                if (channels != null) {
+                    channels.close();
                 }
                 running = false;
             }
@@ -249,5 +265,17 @@ class RouterWiring {
                 return running;
             }
         };
+    }
+
+    private static void bindWatchMetrics(WorkerWatch watch, MeterRegistry registry) {
+        Gauge.builder("flotilla.router.watch.open", watch, WorkerWatch::established)
+                .description("Health watches established on routable workers (their death is noticed at once)")
+                .register(registry);
+        FunctionCounter.builder("flotilla.router.watch.lost", watch, WorkerWatch::lost)
+                .description("Workers made suspect because their watched connection broke or said NOT_SERVING")
+                .register(registry);
+        FunctionCounter.builder("flotilla.router.watch.unreachable", watch, WorkerWatch::unreachable)
+                .description("Watches that could not be set up (the worker stays routable on its lease; retried)")
+                .register(registry);
     }
 }

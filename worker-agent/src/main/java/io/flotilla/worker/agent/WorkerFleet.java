@@ -56,6 +56,7 @@ public final class WorkerFleet implements SmartLifecycle {
     private final WorkerProperties properties;
     private final EngineFactory engines;
     private final Producer<String, Object> producer;
+    private final Producer<String, Object> reports;
     private final ScheduledExecutorService scheduler;
     private final MeterRegistry registry;
     private final Clock clock;
@@ -69,20 +70,20 @@ public final class WorkerFleet implements SmartLifecycle {
     /** This pod's place in a multi-pod instance (LeaderWorkerSet), read at start. */
     private Optional<GroupLayout> group = Optional.empty();
 
+    /**
+     * @param producer     KV event batches (sent as soon as they are sealed)
+     * @param reports      membership heartbeats and load reports: state, sampled every few hundred milliseconds, so
+     *                     its producer may linger longer and send a JVM's workers' reports in a few requests
+     * @param observations every worker's Generate calls and engine time are observed here (traces, grpc.server timers)
+     */
     public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
-                       ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
-                       EngineTiming timing) {
-        this(properties, engines, producer, scheduler, registry, clock, managementPort, timing, ObservationRegistry.NOOP);
-    }
-
-    /** @param observations every worker's Generate calls and engine time are observed here (traces, grpc.server timers) */
-    public WorkerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> producer,
-                       ScheduledExecutorService scheduler, MeterRegistry registry, Clock clock, int managementPort,
-                       EngineTiming timing, ObservationRegistry observations) {
+                       Producer<String, Object> reports, ScheduledExecutorService scheduler, MeterRegistry registry,
+                       Clock clock, int managementPort, EngineTiming timing, ObservationRegistry observations) {
         this.observations = observations;
         this.properties = properties;
         this.engines = engines;
         this.producer = producer;
+        this.reports = reports;
         this.scheduler = scheduler;
         this.registry = registry;
         this.clock = clock;
@@ -154,7 +155,7 @@ public final class WorkerFleet implements SmartLifecycle {
                 }));
         Advertisement advertised = "sim".equals(properties.engine()) ? Advertisement.simulated(capacity, timing)
                 : Advertisement.external(engine, properties.http().kvCapacityBlocks());
-        StatusReporter status = new StatusReporter(id, engine, producer, clock, properties.leaseMs(), advertised,
+        StatusReporter status = new StatusReporter(id, engine, reports, clock, properties.leaseMs(), advertised,
                 new StatusReporter.Registration(properties.tokenizerSourceOrDefault(), properties.engineKind(), group));
         WorkerMetrics metrics = new WorkerMetrics(registry, id, engine, events, status);
         engine.feature(AdapterSupport.class).ifPresent(metrics::bindAdapters);
@@ -219,6 +220,7 @@ public final class WorkerFleet implements SmartLifecycle {
             kvSender.close(); // after the workers: their last batches go out
         }
         producer.flush();
+        reports.flush();
         running = false;
     }
 

@@ -32,6 +32,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -71,6 +72,19 @@ class WorkerConfig {
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
                 // one request in flight keeps each worker's batches in order across retries
                 ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1));
+    }
+
+    /**
+     * Membership heartbeats and load reports, apart from KV events so that they can linger
+     * ({@code flotilla.worker.report-linger-ms}): they are state sampled every few hundred milliseconds, and co-hosted
+     * workers' reports then reach the broker in one request per linger instead of one every few milliseconds.
+     */
+    @Bean(destroyMethod = "close")
+    Producer<String, Object> reportProducer(KafkaClients kafka, WorkerProperties properties) {
+        return ProtoProducers.create(kafka.producer(), "flotilla-worker-reports", 1000, Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
+                ProducerConfig.LINGER_MS_CONFIG, properties.reportLingerMs()));
     }
 
     /** Workers write membership, load and KV events, and serve without Kafka (outside readiness). */
@@ -204,7 +218,9 @@ class WorkerConfig {
     }
 
     @Bean
-    WorkerFleet workerFleet(WorkerProperties properties, EngineFactory engines, Producer<String, Object> workerProducer,
+    WorkerFleet workerFleet(WorkerProperties properties, EngineFactory engines,
+                            @Qualifier("workerProducer") Producer<String, Object> workerProducer,
+                            @Qualifier("reportProducer") Producer<String, Object> reportProducer,
                             ScheduledExecutorService workerScheduler, MeterRegistry registry, Clock clock,
                             @Value("${server.port}") int managementPort, TimingModel timing,
                             ObservationRegistry observations) {
@@ -213,7 +229,7 @@ class WorkerConfig {
                 .setDecodeD2(timing.decodeA()).setDecodeD1(timing.decodeB()).setDecodeD0(timing.decodeC())
                 .setSpeedup(properties.sim().speedup())
                 .build();
-        return new WorkerFleet(properties, engines, workerProducer, workerScheduler, registry, clock, managementPort, advertised,
+        return new WorkerFleet(properties, engines, workerProducer, reportProducer, workerScheduler, registry, clock, managementPort, advertised,
                 observations);
     }
 

@@ -36,6 +36,8 @@ import java.util.Map;
  * @param heartbeatMs    interval of WorkerStatus heartbeats on flotilla.workers
  * @param loadReportMs   how often the load is sampled for WorkerLoad reports on flotilla.worker-load: a changed load
  *                       is sent at the next sample, an unchanged one again after {@code heartbeatMs}
+ * @param reportLingerMs how long heartbeats and load reports wait in the producer for others to share a request
+ *                       (Kafka's {@code linger.ms} for them; KV events keep the shorter default)
  * @param eventBuffer    KV event batches buffered while Kafka is slow or down; beyond it batches are
  *                       dropped and the gap is repaired by the indexer from a snapshot
  * @param tokenizerId    tokenizer identity that goes into the block-hash namespace
@@ -64,6 +66,7 @@ public record WorkerProperties(
         @DefaultValue("3000") @Min(100) int leaseMs,
         @DefaultValue("1000") @Min(50) int heartbeatMs,
         @DefaultValue("250") @Min(10) int loadReportMs,
+        @DefaultValue("50") @Min(0) @Max(1000) int reportLingerMs,
         @DefaultValue("10000") @Min(1) int eventBuffer,
         @DefaultValue("cl100k_base") @NotBlank String tokenizerId,
         String tokenizerSource,

@@ -14,6 +14,11 @@ echo "== threads and RSS"
 for p in $(pgrep -f 'flotilla.worker.instances'); do echo "fleet pid $p rss_kib $(ps -o rss= -p $p) threads $(ls /proc/$p/task | wc -l) $(tr '\0' ' ' < /proc/$p/cmdline | grep -o 'instances=[0-9]*')"; done
 for m in router-service gateway-service kv-indexer-service planner-service; do p=$(pgrep -f "$m-exec.jar" | head -1); echo "$m pid $p rss_kib $(ps -o rss= -p $p)"; done
 for u in 8082 8081 8083; do echo "heap used :$u $(curl -s "localhost:$u/actuator/metrics/jvm.memory.used?tag=area:heap" | grep -o '"value":[0-9.E]*')"; done
+echo "== idle CPU over 10 s (% of one core)"
+top -b -n 2 -d 10 | awk '/^top/{n++} n==2 && $12=="java" {print $1, $9}' > $OUT/top-idle.txt
+cpu() { awk -v p="$1" '$1==p {print $2}' $OUT/top-idle.txt; }
+fleet=0; for p in $(pgrep -f 'flotilla.worker.instances'); do fleet=$(echo "$fleet + 0$(cpu $p)" | bc); done
+echo "fleet JVMs $fleet, broker $(cpu $(pgrep -f kafka.Kafka | head -1)), router $(cpu $(pgrep -f router-service-exec.jar | head -1)), indexer $(cpu $(pgrep -f kv-indexer-service-exec.jar | head -1)), planner $(cpu $(pgrep -f planner-service-exec.jar | head -1)), gateway $(cpu $(pgrep -f gateway-service-exec.jar | head -1))"
 echo "== Kafka membership traffic over 30 s"
 offsets > $OUT/off0; d0=$(du -sb $(find .flotilla/kafka -type d \( -name 'flotilla.workers-*' -o -name 'flotilla.worker-load-*' \)) | awk '{s+=$1} END {print s}'); t0=$(date +%s.%N)
 sleep 30

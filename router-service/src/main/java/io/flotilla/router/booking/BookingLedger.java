@@ -155,8 +155,9 @@ public final class BookingLedger {
     /**
      * A load report from {@code workerId} arrived (the shell stores it in the worker's {@link WorkerView}
      * and calls this in the same step): bookings up to now are assumed to be in it.
+     *
+     * @return true when the worker's booked load at its report moved (the capacity a Route meets may have changed)
      */
-    /** @return true when the worker's booked load at its report moved (the capacity a Route meets may have changed) */
     public boolean loadReported(String workerId) {
         return sequences.reported(workerId);
     }

@@ -148,7 +148,7 @@ final class MembershipState {
     List<Target> routableTargets() {
         List<Target> out = new java.util.ArrayList<>();
         workers.forEach((id, e) -> {
-            if (e.view != null && !e.suspect && !e.status.getEndpoint().isBlank()) {
+            if (routable(e) && !e.status.getEndpoint().isBlank()) {
                 out.add(new Target(id, e.status.getEpoch(), e.status.getEndpoint()));
             }
         });
@@ -159,11 +159,16 @@ final class MembershipState {
     int routable() {
         int n = 0;
         for (Entry e : workers.values()) {
-            if (e.view != null && !e.suspect) {
+            if (routable(e)) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** Routing may pick it: it has a view (a block size, its pod there) and no failed call or lost connection. */
+    private static boolean routable(Entry e) {
+        return e.view != null && !e.suspect;
     }
 
     /** The membership feed's health as the Kafka shell last saw it. */

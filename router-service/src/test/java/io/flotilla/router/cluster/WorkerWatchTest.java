@@ -50,8 +50,13 @@ class WorkerWatchTest {
     }
 
     private Worker serving() throws IOException {
+        return serving(0);
+    }
+
+    /** A worker process's gRPC server with the standard health service, SERVING, on {@code port} (0: any). */
+    private Worker serving(int port) throws IOException {
         HealthStatusManager health = new HealthStatusManager();
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
                 .addService(health.getHealthService()).build().start();
         servers.add(server);
         return new Worker(server, health);
@@ -61,6 +66,12 @@ class WorkerWatchTest {
         directory.onStatus(WorkerStatus.newBuilder().setWorkerId(id).setEpoch(epoch)
                 .setState(WorkerState.WORKER_STATE_READY).setTs(now.get()).setRole(WorkerRole.WORKER_ROLE_AGGREGATED)
                 .setModel("m").setBlockSize(16).setLeaseMs(3000).setEndpoint(endpoint).build(), now.get());
+    }
+
+    /** One sync, then until {@code n} watches answered SERVING. */
+    private void syncUntilEstablished(int n) {
+        watch.sync();
+        await().atMost(WAIT).until(() -> watch.established() == n);
     }
 
     private boolean routable(String id) {
@@ -74,8 +85,7 @@ class WorkerWatchTest {
         Worker w1 = serving();
         join("w0", 1, w0.endpoint());
         join("w1", 1, w1.endpoint());
-        watch.sync();
-        await().atMost(WAIT).until(() -> watch.established() == 2);
+        syncUntilEstablished(2);
 
         int port = w0.server().getPort();
         w0.server().shutdownNow(); // the process is gone: its connections close
@@ -86,24 +96,20 @@ class WorkerWatchTest {
         assertThat(lostTold.get()).isEqualTo(1);
         assertThat(directory.suspectEndpoints()).containsOnlyKeys("w0");
 
-        Server back = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-                .addService(new HealthStatusManager().getHealthService()).build().start();
-        servers.add(back);
+        serving(port); // back on the same endpoint
         SuspectProber prober = new SuspectProber(directory, channels, () -> { });
         await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> {
             prober.probe();
             return routable("w0");
         });
-        watch.sync();
-        await().atMost(WAIT).until(() -> watch.established() == 2);
+        syncUntilEstablished(2);
     }
 
     @Test
     void aWorkerThatSaysNotServingIsSuspect() throws Exception {
         Worker w0 = serving();
         join("w0", 1, w0.endpoint());
-        watch.sync();
-        await().atMost(WAIT).until(() -> watch.established() == 1);
+        syncUntilEstablished(1);
         assertThat(routable("w0")).isTrue();
         w0.health().setStatus("", ServingStatus.NOT_SERVING);
         await().atMost(WAIT).until(() -> !routable("w0"));
@@ -140,16 +146,14 @@ class WorkerWatchTest {
     void aLostConnectionOfAReplacedProcessDoesNotSuspectItsSuccessor() throws Exception {
         Worker old = serving();
         join("w0", 1, old.endpoint());
-        watch.sync();
-        await().atMost(WAIT).until(() -> watch.established() == 1);
+        syncUntilEstablished(1);
         Worker successor = serving();
         join("w0", 2, successor.endpoint()); // restarted: a new epoch, announced before the old watch breaks
         old.server().shutdownNow();
         await().atMost(WAIT).until(() -> watch.lost() == 1);
         assertThat(routable("w0")).as("the lost connection was the old process's").isTrue();
 
-        watch.sync(); // the new process's watch is opened
-        await().atMost(WAIT).until(() -> watch.established() == 1);
+        syncUntilEstablished(1); // the new process's watch
         successor.server().shutdownNow();
         await().atMost(WAIT).until(() -> !routable("w0"));
     }
@@ -158,8 +162,7 @@ class WorkerWatchTest {
     void workersThatLeaveAreNoLongerWatchedAndTheirChannelsClose() throws Exception {
         Worker w0 = serving();
         join("w0", 1, w0.endpoint());
-        watch.sync();
-        await().atMost(WAIT).until(() -> watch.established() == 1);
+        syncUntilEstablished(1);
         directory.onStatus(WorkerStatus.newBuilder().setWorkerId("w0").setEpoch(1)
                 .setState(WorkerState.WORKER_STATE_STOPPED).build(), now.get());
         watch.sync();
